@@ -1,0 +1,184 @@
+//! `cargo bench --bench bench`: every suite, operation and backend of spec/benchmarks.yaml, with
+//! Criterion. Progress and errors go to stderr; stdout carries only Criterion's output, so
+//! `-- --output-format bencher` prints clean `test <operation>/<backend> ... bench:` lines.
+//!
+//! Exit codes: 0 when every cell was measured and checked, 1 on a bad spec, size, server or a
+//! failed check (the failing cell prints no time), 101 when a measured iteration finds a wrong result.
+
+use std::{process::ExitCode, time::Duration};
+
+use anyhow::{anyhow, bail, Context};
+use criterion::{Criterion, SamplingMode};
+use redis_vs_doublets::{
+    harness::{self, Prepared},
+    links::{self, LinkRequest, LinksModel},
+    load_spec,
+    redis_server::Server,
+    redis_store::{Mode, RedisRequest, RedisStore},
+    spec::{self, Spec, Suite},
+    store::{Model, Store},
+};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let spec = load_spec()?;
+    let sizes = spec.sizes_from(|var| std::env::var(var).ok()).map_err(anyhow::Error::msg)?;
+    let families = spec.families_from(std::env::var(&spec.family_env).ok()).map_err(anyhow::Error::msg)?;
+    let families: Vec<String> = families.into_iter().map(|f| f.id.clone()).collect();
+    let described: Vec<String> = spec.sizes.iter().zip(&sizes).map(|(s, v)| format!("{}={v}", s.symbol)).collect();
+    eprintln!("sizes {}; families {}", described.join(", "), families.join(", "));
+
+    let server = if families.iter().any(|f| f == "redis") {
+        let server = Server::from_env()?;
+        if let Some(disposable) = &server.disposable {
+            stop_on_ctrl_c(disposable.pid())?;
+        }
+        eprintln!("{} at {}", server.version()?, server.url);
+        Some(server)
+    } else {
+        None
+    };
+
+    let mut criterion = Criterion::default().configure_from_args();
+    for suite in &spec.suites {
+        let mut runner = Runner { spec: &spec, suite, sizes: &sizes, families: &families, criterion: &mut criterion, done: Vec::new() };
+        match suite.id.as_str() {
+            "links" => {
+                let mut bench = runner.start::<LinkRequest, LinksModel>()?;
+                bench.doublets("Doublets_United_Volatile", links::united_store)?;
+                bench.doublets("Doublets_Split_Volatile", links::split_store)?;
+                bench.redis(server.as_ref())?;
+            }
+            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+        }
+        runner.finish()?;
+    }
+    criterion.final_summary();
+    Ok(())
+}
+
+/// Ctrl-C ends the run; the disposable server goes with it (it also would through PDEATHSIG,
+/// but only once this process is gone).
+fn stop_on_ctrl_c(pid: u32) -> anyhow::Result<()> {
+    ctrlc::set_handler(move || {
+        // SAFETY: signals only the server this process started.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        eprintln!("interrupted: stopped the disposable redis-server");
+        std::process::exit(130);
+    })
+    .context("cannot install the Ctrl-C handler")
+}
+
+/// Runs one suite's cells.
+struct Runner<'a> {
+    spec: &'a Spec,
+    suite: &'a Suite,
+    sizes: &'a [u64],
+    families: &'a [String],
+    criterion: &'a mut Criterion,
+    done: Vec<String>,
+}
+
+/// A suite in progress: its requests, prepared once, and the model that holds the background.
+struct SuiteBench<'r, 'a, R, M> {
+    runner: &'r mut Runner<'a>,
+    background: Vec<R>,
+    prepared: Vec<Prepared<'a, R>>,
+    model: M,
+}
+
+impl<'a> Runner<'a> {
+    fn start<R: RedisRequest, M: Model<R>>(&mut self) -> anyhow::Result<SuiteBench<'_, 'a, R, M>> {
+        let suite = self.suite;
+        let background: Vec<R> = harness::requests(&suite.background, self.sizes, &format!("suite {} background", suite.id))?;
+        let prepared = suite.operations.iter().map(|op| Prepared::new(op, self.sizes)).collect::<anyhow::Result<_>>()?;
+        let mut model = M::default();
+        model.run(&background, |_| {}).map_err(|e| anyhow!("suite {}: the model refuses the background: {e:#}", suite.id))?;
+        Ok(SuiteBench { runner: self, background, prepared, model })
+    }
+
+    fn selected(&self, backend: &str) -> bool {
+        self.suite.backends.iter().any(|b| b == backend) && self.families.contains(&self.spec.backend(backend).family)
+    }
+
+    /// Every backend the suite lists must have run, unless its family was left out.
+    fn finish(&self) -> anyhow::Result<()> {
+        for backend in &self.suite.backends {
+            if self.selected(backend) && !self.done.contains(backend) {
+                bail!("{}: suite {} lists backend {backend}, which no store implements", self.spec.path, self.suite.id);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
+    fn doublets<S: Store<R>>(&mut self, backend: &str, make: impl FnOnce() -> anyhow::Result<S>) -> anyhow::Result<()> {
+        if !self.runner.selected(backend) {
+            return Ok(());
+        }
+        let mut store = make()?;
+        self.load(&mut store, backend)?;
+        self.cells(&mut store, backend)
+    }
+
+    /// One load serves the three modes: every iteration is undone and the checks prove it.
+    fn redis(&mut self, server: Option<&Server>) -> anyhow::Result<()> {
+        let modes: Vec<Mode> = Mode::ALL.into_iter().filter(|m| self.runner.selected(m.backend())).collect();
+        let Some(server) = server.filter(|_| !modes.is_empty()) else { return Ok(()) };
+        let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
+        let mut store = RedisStore { con: server.claim(allow_flush)?, mode: Mode::Pipeline };
+        self.load(&mut store, "Redis")?;
+        for mode in modes {
+            store.mode = mode;
+            self.cells(&mut store, mode.backend())?;
+        }
+        Ok(())
+    }
+
+    fn load(&mut self, store: &mut impl Store<R>, name: &str) -> anyhow::Result<()> {
+        let suite = self.runner.suite;
+        let expected = suite.background_expected.tally(self.runner.sizes).map_err(anyhow::Error::msg)?;
+        eprintln!("{}: loading {} into {name}…", suite.name.en, describe(&suite.background_description.en, self.runner));
+        let took = harness::load(store, &mut self.model, &self.background, expected, name)?;
+        eprintln!("{}: loaded {} requests into {name} in {:.3} s (checked)", suite.name.en, self.background.len(), took.as_secs_f64());
+        Ok(())
+    }
+
+    fn cells(&mut self, store: &mut impl Store<R>, backend: &str) -> anyhow::Result<()> {
+        let sampling = &self.runner.spec.family(&self.runner.spec.backend(backend).family).sampling;
+        let reaches = self.prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
+        for prepared in &self.prepared {
+            let cell = format!("{}/{backend}", prepared.operation.id);
+            prepared.check(store, &mut self.model, &cell)?;
+            let mut group = self.runner.criterion.benchmark_group(&prepared.operation.id);
+            group
+                .sample_size(sampling.samples)
+                .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds))
+                .measurement_time(Duration::from_secs_f64(sampling.measurement_seconds))
+                .sampling_mode(match sampling.mode {
+                    spec::SamplingMode::Linear => SamplingMode::Linear,
+                    spec::SamplingMode::Flat => SamplingMode::Flat,
+                });
+            group.bench_function(backend, |b| b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum()));
+            group.finish();
+            harness::verify(store, &mut self.model, &cell, reaches)?;
+        }
+        self.runner.done.push(backend.to_string());
+        Ok(())
+    }
+}
+
+fn describe(text: &str, runner: &Runner<'_>) -> String {
+    let symbols = runner.spec.sizes.iter().zip(runner.sizes);
+    format!("{text} ({})", symbols.map(|(s, v)| format!("{}={v}", s.symbol)).collect::<Vec<_>>().join(", "))
+}

@@ -1,0 +1,152 @@
+//! What makes a number trustworthy: the background is loaded and checked, every operation is first
+//! run on the model (which refuses workloads that would corrupt doublets) and once on the store,
+//! checked, and the background is checked again after the last measured iteration.
+//! The Criterion wiring lives in `benches/bench.rs`; everything here returns errors, so tests can
+//! show that a lossy store fails the run.
+
+use std::{
+    fmt,
+    time::{Duration, Instant},
+};
+
+use anyhow::{anyhow, bail};
+
+use crate::{
+    redis_store::CHUNK,
+    spec::{Operation, Tally, Work},
+    store::{Model, Request, Store},
+};
+
+/// An operation's requests for one set of sizes, built before anything is measured.
+pub struct Prepared<'a, R> {
+    pub operation: &'a Operation,
+    pub work: Vec<R>,
+    pub undo: Vec<R>,
+    pub expected: Tally,
+    /// The largest id or value the operation reports: checks probe up to it.
+    pub reaches: u64,
+}
+
+/// Builds requests from spec work, naming the operation in errors.
+pub fn requests<R: Request>(work: &Work, sizes: &[u64], what: &str) -> anyhow::Result<Vec<R>> {
+    work.requests(sizes, R::build).map_err(|e| anyhow!("{what}: {e}"))
+}
+
+impl<'a, R: Request> Prepared<'a, R> {
+    pub fn new(operation: &'a Operation, sizes: &[u64]) -> anyhow::Result<Self> {
+        let what = format!("operation {}", operation.id);
+        let undo = match &operation.undo {
+            Some(undo) => requests(undo, sizes, &what)?,
+            None => Vec::new(),
+        };
+        let ids = operation.expected.ids.values(sizes).map_err(|e| anyhow!("{what}: {e}"))?;
+        Ok(Self {
+            operation,
+            reaches: ids.into_iter().max().and_then(|id| u64::try_from(id).ok()).unwrap_or(0),
+            work: requests(&operation.work, sizes, &what)?,
+            undo,
+            expected: operation.expected.tally(sizes).map_err(|e| anyhow!("{what}: {e}"))?,
+        })
+    }
+
+    /// One measured iteration: times the work alone, checks what it reported, then undoes it.
+    /// Panics on any failure, so Criterion prints no time for the cell.
+    pub fn measure(&self, store: &mut impl Store<R>, cell: &str) -> Duration {
+        let mut tally = Tally::default();
+        let start = Instant::now();
+        let result = store.run(&self.work, |found| tally.add(R::id(&std::hint::black_box(found))));
+        let elapsed = start.elapsed();
+        if let Err(e) = result {
+            panic!("{cell}: {e:#}");
+        }
+        if tally != self.expected {
+            panic!("{cell}: expected {}, found {tally}", self.expected);
+        }
+        if let Err(e) = store.run(&self.undo, |_| {}) {
+            panic!("{cell}: undo failed: {e:#}");
+        }
+        elapsed
+    }
+
+    /// The checked iteration before measuring: the model runs the work first (refusing anything
+    /// that would corrupt doublets, and proving the spec's expected result), then the store must
+    /// report exactly what the model reported; both are undone.
+    pub fn check<M: Model<R>>(&self, store: &mut impl Store<R>, model: &mut M, cell: &str) -> anyhow::Result<()> {
+        let want = run(model, &self.work).map_err(|e| anyhow!("{cell}: the model refuses the work: {e:#}"))?;
+        let model_tally = tally::<R>(&want);
+        if model_tally != self.expected {
+            bail!("{cell}: the spec expects {}, but the model reports {model_tally}: the spec is wrong", self.expected);
+        }
+        let got = run(store, &self.work).map_err(|e| anyhow!("{cell}: {e:#}"))?;
+        if got != want {
+            bail!("{cell}: expected {}, found {}{}", self.expected, tally::<R>(&got), first_difference(&want, &got));
+        }
+        run(model, &self.undo).map_err(|e| anyhow!("{cell}: the model refuses the undo: {e:#}"))?;
+        run(store, &self.undo).map_err(|e| anyhow!("{cell}: undo failed: {e:#}"))?;
+        Ok(())
+    }
+}
+
+/// Runs a batch and returns what it reported, sorted (queries report in each store's own order).
+pub fn run<R: Request>(store: &mut impl Store<R>, batch: &[R]) -> anyhow::Result<Vec<R::Found>> {
+    let mut found = Vec::new();
+    store.run(batch, |f| found.push(f))?;
+    found.sort_unstable();
+    Ok(found)
+}
+
+fn tally<R: Request>(found: &[R::Found]) -> Tally {
+    let mut tally = Tally::default();
+    found.iter().for_each(|f| tally.add(R::id(f)));
+    tally
+}
+
+fn first_difference<T: Ord + fmt::Debug>(want: &[T], got: &[T]) -> String {
+    let missing = want.iter().find(|w| got.binary_search(w).is_err());
+    let extra = got.iter().find(|g| want.binary_search(g).is_err());
+    match (missing, extra) {
+        (Some(m), _) => format!(" (missing {m:?})"),
+        (None, Some(e)) => format!(" (unexpected {e:?})"),
+        (None, None) => " (the same items, counted differently)".into(),
+    }
+}
+
+/// Loads the background into `store` and checks it against the model, which must hold it already.
+/// Returns how long the load took.
+pub fn load<R: Request, M: Model<R>>(
+    store: &mut impl Store<R>,
+    model: &mut M,
+    background: &[R],
+    expected: Tally,
+    name: &str,
+) -> anyhow::Result<Duration> {
+    let mut loaded = Tally::default();
+    let start = Instant::now();
+    store.load(background, |f| loaded.add(R::id(&f))).map_err(|e| anyhow!("{name}: loading the background: {e:#}"))?;
+    let elapsed = start.elapsed();
+    if loaded != expected {
+        bail!("{name}: loading the background reported {loaded}, expected {expected}");
+    }
+    verify(store, model, name, 0)?;
+    Ok(elapsed)
+}
+
+/// Checks that `store` holds exactly what the model holds: every probe of the model's state gives
+/// the same answer (probes only read, so the model is unchanged). Probes go in chunks, so a pipelined store answers quickly.
+pub fn verify<R: Request, M: Model<R>>(store: &mut impl Store<R>, model: &mut M, name: &str, up_to: u64) -> anyhow::Result<()> {
+    for chunk in model.probes(up_to).chunks(CHUNK) {
+        let want = run(model, chunk)?;
+        let got = run(store, chunk).map_err(|e| anyhow!("{name}: checking the background: {e:#}"))?;
+        if got != want {
+            // Name the first probe that differs; probes only read, so they can run again.
+            for probe in chunk {
+                let (want, got) = (run(model, std::slice::from_ref(probe))?, run(store, std::slice::from_ref(probe))?);
+                if want != got {
+                    bail!("{name}: the background is damaged: {probe:?} should find {want:?}, found {got:?}");
+                }
+            }
+            bail!("{name}: the background is damaged: {}", first_difference(&want, &got));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,39 @@
+//! RedisVSDoublets: doublets and Redis storing the same data, measured by benches made from
+//! `spec/benchmarks.yaml`, with every result checked against a plain model.
+//!
+//! # Layout
+//! - [`spec`]: the spec, read and checked (file, line and column in every error).
+//! - [`store`]: the interface of every store: requests in, found links or values out.
+//! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
+//! - [`redis_store`]: Redis in its three modes (one round trip each, MULTI/EXEC, pipeline).
+//! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run may empty.
+//! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
+
+pub mod harness;
+pub mod links;
+pub mod redis_server;
+pub mod redis_store;
+pub mod spec;
+pub mod store;
+
+use std::path::PathBuf;
+
+use store::Request;
+
+/// The spec file of this checkout.
+pub fn spec_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(spec::SPEC_PATH)
+}
+
+/// Checks a request against the suite that will run it: the suites this crate knows.
+pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<(), String> {
+    match suite {
+        "links" => links::LinkRequest::build(verb, args).map(drop),
+        _ => Err(format!("no store implements the suite \"{suite}\" (known: links)")),
+    }
+}
+
+/// Loads the spec with every request checked against its suite.
+pub fn load_spec() -> anyhow::Result<spec::Spec> {
+    Ok(spec::Spec::load(&spec_path(), &check_request)?)
+}

@@ -1,0 +1,61 @@
+//! Links in doublets 0.18, in memory: the united and the split store.
+
+use anyhow::anyhow;
+use doublets::{data::Flow, mem::Global, split, unit, Doublets};
+
+use super::{Link, LinkRequest};
+use crate::store::Store;
+
+/// A doublets store answering link requests. Workloads reach it only after the model has run
+/// them, so no duplicate pair and no two-part query ever gets here.
+pub struct DoubletsLinks<S> {
+    store: S,
+    any: u64,
+}
+
+impl<S: Doublets<u64>> DoubletsLinks<S> {
+    pub fn new(store: S) -> Self {
+        let any = store.constants().any;
+        Self { store, any }
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+}
+
+/// Links and their indexes in one memory block. Creating it reserves and zero-fills 64 MiB.
+pub fn united_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
+    let store = unit::Store::<u64, _>::new(Global::new()).map_err(|e| anyhow!("cannot create a united store: {e}"))?;
+    Ok(DoubletsLinks::new(store))
+}
+
+/// Link data and index trees in separate blocks. Creating it reserves and zero-fills 80 MiB.
+pub fn split_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
+    let store = split::Store::<u64, _, _>::new(Global::new(), Global::new())
+        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
+    Ok(DoubletsLinks::new(store))
+}
+
+impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
+    fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
+        let any = self.any;
+        let store = &mut self.store;
+        for request in batch {
+            match *request {
+                LinkRequest::CreatePoint => found(Link::point(store.create_point()?)),
+                LinkRequest::Create { source, target } => found(Link::new(store.create_link(source, target)?, source, target)),
+                LinkRequest::Update { id, source, target } => found(Link::new(store.update(id, source, target)?, source, target)),
+                LinkRequest::Delete { id } => found(Link::new(store.delete(id)?, 0, 0)),
+                LinkRequest::Each(q) => {
+                    let query = [q.id.unwrap_or(any), q.source.unwrap_or(any), q.target.unwrap_or(any)];
+                    store.each_by(query, |link| {
+                        found(Link::new(link.index, link.source, link.target));
+                        Flow::Continue
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,136 @@
+//! Redis as a store, in the three modes the benches compare, over one connection and one loaded
+//! data set (the modes only change how a batch travels).
+
+use std::fmt;
+
+use anyhow::{bail, Context};
+use redis::{Cmd, Connection, Value};
+
+use crate::store::{Request, Store};
+
+/// How the requests of one iteration reach the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Each request is one round trip.
+    NonTransaction,
+    /// The iteration's requests in one MULTI/EXEC.
+    Transaction,
+    /// The iteration's requests pipelined; replies read at the end.
+    Pipeline,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::NonTransaction, Mode::Transaction, Mode::Pipeline];
+
+    /// The backend name the spec gives this mode.
+    pub fn backend(self) -> &'static str {
+        match self {
+            Mode::NonTransaction => "Redis_NonTransaction",
+            Mode::Transaction => "Redis_Transaction",
+            Mode::Pipeline => "Redis_Pipeline",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.backend())
+    }
+}
+
+/// How many commands one loading or checking pipeline carries.
+pub const CHUNK: usize = 10_000;
+
+/// A request that Redis answers with one command.
+pub trait RedisRequest: Request {
+    fn command(&self) -> Cmd;
+
+    /// Reports what the reply to [`RedisRequest::command`] found or changed.
+    fn decode(&self, reply: Value, found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()>;
+
+    /// Loads background data; the default pipelines the requests in chunks.
+    fn load(con: &mut Connection, batch: &[Self], found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()> {
+        for chunk in batch.chunks(CHUNK) {
+            run_pipelined(con, chunk, false, found)?;
+        }
+        Ok(())
+    }
+}
+
+/// One Redis database holding a suite's data, reached in `mode`.
+pub struct RedisStore {
+    pub con: Connection,
+    pub mode: Mode,
+}
+
+impl<R: RedisRequest> Store<R> for RedisStore {
+    fn run(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        match self.mode {
+            Mode::NonTransaction => {
+                for request in batch {
+                    let reply = request.command().query(&mut self.con).with_context(|| format!("{request:?}"))?;
+                    request.decode(reply, &mut found)?;
+                }
+                Ok(())
+            }
+            Mode::Transaction => run_pipelined(&mut self.con, batch, true, &mut found),
+            Mode::Pipeline => run_pipelined(&mut self.con, batch, false, &mut found),
+        }
+    }
+
+    fn load(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        R::load(&mut self.con, batch, &mut found)
+    }
+}
+
+/// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
+pub fn run_pipelined<R: RedisRequest>(
+    con: &mut Connection,
+    batch: &[R],
+    atomic: bool,
+    found: &mut impl FnMut(R::Found),
+) -> anyhow::Result<()> {
+    let mut pipe = redis::pipe();
+    if atomic {
+        pipe.atomic();
+    }
+    for request in batch {
+        pipe.add_command(request.command());
+    }
+    let replies: Vec<Value> = pipe.query(con).context("a pipelined batch failed")?;
+    if replies.len() != batch.len() {
+        bail!("{} replies to {} requests", replies.len(), batch.len());
+    }
+    for (request, reply) in batch.iter().zip(replies) {
+        request.decode(reply, found)?;
+    }
+    Ok(())
+}
+
+/// Reads a reply as a whole number.
+pub fn number(reply: &Value) -> anyhow::Result<u64> {
+    match reply {
+        Value::Int(n) => u64::try_from(*n).with_context(|| format!("a negative number {n}")),
+        Value::BulkString(bytes) => text_number(bytes),
+        Value::SimpleString(text) => text_number(text.as_bytes()),
+        Value::ServerError(e) => bail!("Redis answered {e:?}"),
+        other => bail!("expected a number, got {other:?}"),
+    }
+}
+
+fn text_number(bytes: &[u8]) -> anyhow::Result<u64> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .with_context(|| format!("expected a number, got {:?}", String::from_utf8_lossy(bytes)))
+}
+
+/// The elements of an array, set or (flattened) map reply.
+pub fn items(reply: Value) -> anyhow::Result<Vec<Value>> {
+    match reply {
+        Value::Array(items) | Value::Set(items) => Ok(items),
+        Value::Map(pairs) => Ok(pairs.into_iter().flat_map(|(k, v)| [k, v]).collect()),
+        Value::ServerError(e) => bail!("Redis answered {e:?}"),
+        other => bail!("expected an array, got {other:?}"),
+    }
+}

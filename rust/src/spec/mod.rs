@@ -1,0 +1,522 @@
+//! The benchmark spec (`spec/benchmarks.yaml`): read into wire structs that reject unknown fields and
+//! duplicate keys, then resolved into checked types. Every error names the file, line and column.
+
+mod expr;
+
+use std::{collections::HashSet, fmt, path::Path};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+pub use expr::{Expr, Range, Scope};
+
+/// Where the spec lives, relative to the repository root.
+pub const SPEC_PATH: &str = "spec/benchmarks.yaml";
+
+/// A spec error: file, line and column, and what is wrong there.
+#[derive(Debug)]
+pub struct SpecError(String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// English and Russian wording of one thing.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub en: String,
+    pub ru: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SamplingMode {
+    Linear,
+    Flat,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampling {
+    pub mode: SamplingMode,
+    pub samples: usize,
+    pub warm_up_seconds: f64,
+    pub measurement_seconds: f64,
+}
+
+mod wire {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Spec {
+        pub sizes: Vec<Size>,
+        pub families: Vec<Family>,
+        pub family_env: String,
+        pub backends: Vec<Backend>,
+        pub suites: Vec<Suite>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Size {
+        pub symbol: Spanned<String>,
+        pub env: String,
+        pub default: u64,
+        pub min: u64,
+        pub max: Option<Spanned<String>>,
+        pub description: Text,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Family {
+        pub id: Spanned<String>,
+        pub env_value: String,
+        pub sampling: Spanned<Sampling>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Backend {
+        pub name: Spanned<String>,
+        pub family: Spanned<String>,
+        pub description: Text,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Suite {
+        pub id: Spanned<String>,
+        pub name: Text,
+        pub backends: Vec<Spanned<String>>,
+        pub background: Background,
+        pub operations: Vec<Operation>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Background {
+        pub description: Text,
+        #[serde(rename = "for")]
+        pub range: Option<Spanned<String>>,
+        #[serde(rename = "do")]
+        pub requests: Vec<Spanned<String>>,
+        pub expected: Expected,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Operation {
+        pub id: Spanned<String>,
+        pub name: String,
+        pub description: Text,
+        #[serde(rename = "for")]
+        pub range: Option<Spanned<String>>,
+        #[serde(rename = "do")]
+        pub requests: Vec<Spanned<String>>,
+        pub expected: Expected,
+        pub undo: Option<Work>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Work {
+        #[serde(rename = "for")]
+        pub range: Option<Spanned<String>>,
+        #[serde(rename = "do")]
+        pub requests: Vec<Spanned<String>>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Expected {
+        pub ids: Spanned<String>,
+        pub times: Option<u64>,
+    }
+}
+
+/// One size: a symbol used in expressions, read from an environment variable.
+#[derive(Clone, Debug)]
+pub struct Size {
+    pub symbol: String,
+    pub env: String,
+    pub default: u64,
+    pub min: u64,
+    pub max: Option<Expr>,
+    pub description: Text,
+}
+
+#[derive(Clone, Debug)]
+pub struct Family {
+    pub id: String,
+    pub env_value: String,
+    pub sampling: Sampling,
+}
+
+#[derive(Clone, Debug)]
+pub struct Backend {
+    pub name: String,
+    pub family: String,
+    pub description: Text,
+}
+
+/// An argument of a request: `*` (any) or a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Any,
+    Value(Expr),
+}
+
+/// One request as the spec writes it (`update i 0 0`), with where it was written.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub verb: String,
+    pub args: Vec<Arg>,
+    pub text: String,
+    pub at: String,
+}
+
+/// Requests run once, or once per value of a range.
+#[derive(Clone, Debug)]
+pub struct Work {
+    pub range: Option<Range>,
+    pub requests: Vec<Template>,
+}
+
+/// What one run of some work must report: these ids or values, each `times` times.
+#[derive(Clone, Debug)]
+pub struct Expected {
+    pub ids: Range,
+    pub times: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Operation {
+    pub id: String,
+    pub name: String,
+    pub description: Text,
+    pub work: Work,
+    pub expected: Expected,
+    pub undo: Option<Work>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Suite {
+    pub id: String,
+    pub name: Text,
+    pub backends: Vec<String>,
+    pub background_description: Text,
+    pub background: Work,
+    pub background_expected: Expected,
+    pub operations: Vec<Operation>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub path: String,
+    pub sizes: Vec<Size>,
+    pub families: Vec<Family>,
+    pub family_env: String,
+    pub backends: Vec<Backend>,
+    pub suites: Vec<Suite>,
+}
+
+/// Checks that a suite's store understands a request: `(suite id, verb, arguments)`, where `None`
+/// stands for `*`. Errors say what the verb expects.
+pub type RequestCheck<'a> = &'a dyn Fn(&str, &str, &[Option<u64>]) -> Result<(), String>;
+
+impl Spec {
+    pub fn load(path: &Path, check: RequestCheck<'_>) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SpecError(format!("{}: cannot read the spec: {e}", path.display())))?;
+        Self::parse(&text, &path.display().to_string(), check)
+    }
+
+    /// Parses spec text; `path` only names the source in errors.
+    pub fn parse(text: &str, path: &str, check: RequestCheck<'_>) -> Result<Self, SpecError> {
+        let wire: wire::Spec = serde_saphyr::from_str(text)
+            .map_err(|e| SpecError(format!("{path}: {e}")))?;
+        Resolver { path }.spec(wire, check)
+    }
+
+    pub fn suite(&self, id: &str) -> Option<&Suite> {
+        self.suites.iter().find(|s| s.id == id)
+    }
+
+    pub fn backend(&self, name: &str) -> &Backend {
+        self.backends.iter().find(|b| b.name == name).expect("suites name declared backends")
+    }
+
+    pub fn family(&self, id: &str) -> &Family {
+        self.families.iter().find(|f| f.id == id).expect("backends name declared families")
+    }
+
+    /// The sizes from the environment (`get` reads a variable), checked against each size's bounds.
+    pub fn sizes_from(&self, get: impl Fn(&str) -> Option<String>) -> Result<Vec<u64>, String> {
+        let mut values: Vec<u64> = Vec::new();
+        for size in &self.sizes {
+            let value = match get(&size.env) {
+                None => size.default,
+                Some(raw) => raw.trim().replace('_', "").parse().map_err(|_| {
+                    format!("{}={raw:?} is not a whole number ({})", size.env, size.description.en)
+                })?,
+            };
+            if value < size.min {
+                return Err(format!("{}={value} is below its minimum {}", size.env, size.min));
+            }
+            if let Some(max) = &size.max {
+                let limit = max.eval(&Scope { sizes: &values, i: None });
+                if i128::from(value) > limit {
+                    return Err(format!(
+                        "{}={value} is more than {max} = {limit} ({} {} at most)",
+                        size.env, size.description.en, max
+                    ));
+                }
+            }
+            values.push(value);
+        }
+        Ok(values)
+    }
+
+    /// The families to run: all of them, or the one named by the family variable.
+    pub fn families_from(&self, value: Option<String>) -> Result<Vec<&Family>, String> {
+        match value.as_deref().map(str::trim) {
+            None | Some("") => Ok(self.families.iter().collect()),
+            Some(value) => self
+                .families
+                .iter()
+                .find(|f| f.env_value == value)
+                .map(|f| vec![f])
+                .ok_or_else(|| {
+                    let known: Vec<_> = self.families.iter().map(|f| f.env_value.as_str()).collect();
+                    format!("{}={value:?} is not one of {}", self.family_env, known.join(", "))
+                }),
+        }
+    }
+}
+
+impl Work {
+    /// The concrete requests for these sizes, built by `build(verb, args)`.
+    pub fn requests<R>(
+        &self,
+        sizes: &[u64],
+        build: impl Fn(&str, &[Option<u64>]) -> Result<R, String>,
+    ) -> Result<Vec<R>, String> {
+        let values = match &self.range {
+            Some(range) => range.values(sizes)?.into_iter().map(Some).collect(),
+            None => vec![None],
+        };
+        let mut requests = Vec::with_capacity(values.len() * self.requests.len());
+        for i in values {
+            let scope = Scope { sizes, i };
+            for template in &self.requests {
+                let args = template
+                    .args
+                    .iter()
+                    .map(|arg| match arg {
+                        Arg::Any => Ok(None),
+                        Arg::Value(expr) => {
+                            let value = expr.eval(&scope);
+                            u64::try_from(value).map(Some).map_err(|_| {
+                                format!("{}: \"{}\" gives {value}, not a number of 0 or more", template.at, template.text)
+                            })
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                requests.push(build(&template.verb, &args).map_err(|e| format!("{}: {e}", template.at))?);
+            }
+        }
+        Ok(requests)
+    }
+}
+
+/// How many ids one run reports, and their sum (wrapping, as the stores' tallies wrap).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub count: u64,
+    pub sum: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, id: u64) {
+        self.count += 1;
+        self.sum = self.sum.wrapping_add(id);
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ids summing to {}", self.count, self.sum)
+    }
+}
+
+impl Expected {
+    pub fn tally(&self, sizes: &[u64]) -> Result<Tally, String> {
+        let mut tally = Tally::default();
+        for id in self.ids.values(sizes)? {
+            let id = u64::try_from(id).map_err(|_| format!("the expected ids {} reach {id}", self.ids))?;
+            for _ in 0..self.times {
+                tally.add(id);
+            }
+        }
+        Ok(tally)
+    }
+}
+
+struct Resolver<'a> {
+    path: &'a str,
+}
+
+impl Resolver<'_> {
+    fn at<T>(&self, spanned: &Spanned<T>) -> String {
+        format!("{}:{}:{}", self.path, spanned.referenced.line(), spanned.referenced.column())
+    }
+
+    fn error<T>(&self, spanned: &Spanned<T>, message: impl fmt::Display) -> SpecError {
+        SpecError(format!("{}: {message}", self.at(spanned)))
+    }
+
+    fn unique<'s>(&self, what: &str, names: impl Iterator<Item = &'s Spanned<String>>) -> Result<(), SpecError> {
+        let mut seen = HashSet::new();
+        for name in names {
+            if !seen.insert(name.value.as_str()) {
+                return Err(self.error(name, format!("the {what} \"{}\" is declared twice", name.value)));
+            }
+        }
+        Ok(())
+    }
+
+    fn spec(&self, wire: wire::Spec, check: RequestCheck<'_>) -> Result<Spec, SpecError> {
+        self.unique("size", wire.sizes.iter().map(|s| &s.symbol))?;
+        self.unique("family", wire.families.iter().map(|f| &f.id))?;
+        self.unique("backend", wire.backends.iter().map(|b| &b.name))?;
+        self.unique("suite", wire.suites.iter().map(|s| &s.id))?;
+        self.unique("operation", wire.suites.iter().flat_map(|s| s.operations.iter().map(|o| &o.id)))?;
+
+        let symbols: Vec<String> = wire.sizes.iter().map(|s| s.symbol.value.clone()).collect();
+        let mut sizes = Vec::new();
+        for (k, size) in wire.sizes.into_iter().enumerate() {
+            let max = match &size.max {
+                None => None,
+                // A bound may only use the sizes declared before it, which are known when it is checked.
+                Some(max) => Some(
+                    Expr::parse(&max.value, &symbols[..k])
+                        .map_err(|e| self.error(max, format!("max: {e} (a bound can use the sizes declared above it)")))?,
+                ),
+            };
+            if size.default < size.min {
+                return Err(self.error(&size.symbol, format!("the default {} is below the minimum {}", size.default, size.min)));
+            }
+            sizes.push(Size {
+                symbol: size.symbol.value,
+                env: size.env,
+                default: size.default,
+                min: size.min,
+                max,
+                description: size.description,
+            });
+        }
+
+        let mut families = Vec::new();
+        for family in wire.families {
+            let sampling = &family.sampling.value;
+            if sampling.samples < 10 || sampling.warm_up_seconds <= 0.0 || sampling.measurement_seconds <= 0.0 {
+                return Err(self.error(&family.sampling, "sampling needs at least 10 samples and positive times"));
+            }
+            families.push(Family { id: family.id.value, env_value: family.env_value, sampling: family.sampling.value });
+        }
+
+        let mut backends = Vec::new();
+        for backend in wire.backends {
+            if !families.iter().any(|f| f.id == backend.family.value) {
+                return Err(self.error(&backend.family, format!("unknown family \"{}\"", backend.family.value)));
+            }
+            backends.push(Backend { name: backend.name.value, family: backend.family.value, description: backend.description });
+        }
+
+        let mut suites = Vec::new();
+        for suite in wire.suites {
+            let id = suite.id.value.clone();
+            let check = |verb: &str, args: &[Option<u64>]| check(&id, verb, args);
+            for backend in &suite.backends {
+                if !backends.iter().any(|b| b.name == backend.value) {
+                    return Err(self.error(backend, format!("unknown backend \"{}\"", backend.value)));
+                }
+            }
+            let background = self.work(suite.background.range, suite.background.requests, &symbols, &check)?;
+            let background_expected = self.expected(suite.background.expected, &symbols)?;
+            let mut operations = Vec::new();
+            for op in suite.operations {
+                let work = self.work(op.range, op.requests, &symbols, &check)?;
+                let undo = match op.undo {
+                    Some(undo) => Some(self.work(undo.range, undo.requests, &symbols, &check)?),
+                    None => None,
+                };
+                let expected = self.expected(op.expected, &symbols)?;
+                operations.push(Operation { id: op.id.value, name: op.name, description: op.description, work, expected, undo });
+            }
+            suites.push(Suite {
+                id,
+                name: suite.name,
+                backends: suite.backends.into_iter().map(|b| b.value).collect(),
+                background_description: suite.background.description,
+                background,
+                background_expected,
+                operations,
+            });
+        }
+        Ok(Spec { path: self.path.to_string(), sizes, families, family_env: wire.family_env, backends, suites })
+    }
+
+    fn work(
+        &self,
+        range: Option<Spanned<String>>,
+        requests: Vec<Spanned<String>>,
+        symbols: &[String],
+        check: &dyn Fn(&str, &[Option<u64>]) -> Result<(), String>,
+    ) -> Result<Work, SpecError> {
+        let range = match range {
+            Some(r) => Some(Range::parse(&r.value, symbols).map_err(|e| self.error(&r, e))?),
+            None => None,
+        };
+        let mut templates = Vec::new();
+        for request in requests {
+            let mut words = request.value.split_whitespace();
+            let verb = words.next().ok_or_else(|| self.error(&request, "an empty request"))?.to_string();
+            let mut args = Vec::new();
+            for word in words {
+                args.push(if word == "*" {
+                    Arg::Any
+                } else {
+                    let expr = Expr::parse(word, symbols).map_err(|e| self.error(&request, e))?;
+                    if expr.uses_variable() && range.is_none() {
+                        return Err(self.error(&request, "i is used, but the work has no `for` range"));
+                    }
+                    Arg::Value(expr)
+                });
+            }
+            let probe: Vec<Option<u64>> = args.iter().map(|a| matches!(a, Arg::Value(_)).then_some(1)).collect();
+            check(&verb, &probe).map_err(|e| self.error(&request, format!("\"{}\": {e}", request.value)))?;
+            templates.push(Template { verb, args, text: request.value.clone(), at: self.at(&request) });
+        }
+        if templates.is_empty() {
+            return Err(SpecError(format!("{}: a `do` list is empty", self.path)));
+        }
+        Ok(Work { range, requests: templates })
+    }
+
+    fn expected(&self, expected: wire::Expected, symbols: &[String]) -> Result<Expected, SpecError> {
+        let ids = Range::parse(&expected.ids.value, symbols).map_err(|e| self.error(&expected.ids, e))?;
+        let times = expected.times.unwrap_or(1);
+        if times == 0 {
+            return Err(self.error(&expected.ids, "times must be 1 or more"));
+        }
+        Ok(Expected { ids, times })
+    }
+}

@@ -1,0 +1,34 @@
+//! The interface every store implements, so one harness drives doublets, Redis and the plain models.
+
+use std::fmt;
+
+/// A request a suite's stores understand, built from a spec template (`update i 0 0`).
+pub trait Request: Sized + Clone + fmt::Debug {
+    /// What a request reports: a link, a value.
+    type Found: Copy + Ord + fmt::Debug;
+
+    /// Builds a request from a verb and its arguments (`None` is `*`), or says why it cannot.
+    fn build(verb: &str, args: &[Option<u64>]) -> Result<Self, String>;
+
+    /// The number the spec's expected results count for a found item (a link id, a value).
+    fn id(found: &Self::Found) -> u64;
+}
+
+/// A store that runs batches of requests: one batch is one benchmark iteration.
+pub trait Store<R: Request> {
+    /// Runs `batch` and reports every link or value it found or changed, in request order (the order
+    /// within one query's results is the store's own). Returns only when every request is done.
+    fn run(&mut self, batch: &[R], found: impl FnMut(R::Found)) -> anyhow::Result<()>;
+
+    /// Loads background data; a store may use a faster path than `run`, with the same result.
+    fn load(&mut self, batch: &[R], found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        self.run(batch, found)
+    }
+}
+
+/// The plain model a suite's stores are checked against.
+pub trait Model<R: Request>: Store<R> + Default {
+    /// Read-only requests whose answers pin the whole state down (every link, key, queue entry and
+    /// member), probing ids at least up to `up_to` to catch leftovers of undone work.
+    fn probes(&self, up_to: u64) -> Vec<R>;
+}
