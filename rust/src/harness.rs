@@ -142,7 +142,12 @@ pub fn verify<R: Request, M: Model<R>>(store: &mut impl Store<R>, model: &mut M,
             for probe in chunk {
                 let (want, got) = (run(model, std::slice::from_ref(probe))?, run(store, std::slice::from_ref(probe))?);
                 if want != got {
-                    bail!("{name}: the background is damaged: {probe:?} should find {want:?}, found {got:?}");
+                    bail!(
+                        "{name}: the background is damaged: {probe:?} should find {} items, found {}{}",
+                        want.len(),
+                        got.len(),
+                        first_difference(&want, &got)
+                    );
                 }
             }
             bail!("{name}: the background is damaged: {}", first_difference(&want, &got));

@@ -90,6 +90,9 @@ pub fn run_pipelined<R: RedisRequest>(
     atomic: bool,
     found: &mut impl FnMut(R::Found),
 ) -> anyhow::Result<()> {
+    if batch.is_empty() {
+        return Ok(());
+    }
     let mut pipe = redis::pipe();
     if atomic {
         pipe.atomic();

@@ -1,0 +1,318 @@
+//! The links stores against the model, on real doublets stores and a real Redis server these tests
+//! start themselves: random workloads, every operation's undo, and damage the checks must catch.
+
+use proptest::prelude::*;
+use redis_vs_doublets::{
+    harness::{self, Prepared},
+    links::{self, Link, LinkRequest, LinksModel, Query},
+    load_spec,
+    redis_server::Server,
+    redis_store::{Mode, RedisStore},
+    store::{Model, Store},
+};
+
+const ANY: Query = Query { id: None, source: None, target: None };
+
+fn redis(server: &Server, mode: Mode) -> RedisStore {
+    RedisStore { con: server.claim(false).unwrap(), mode }
+}
+
+/// What a test does to a store, given as choices the current model turns into valid requests.
+#[derive(Clone, Debug)]
+enum Action {
+    CreatePoint,
+    Create(u8, u8),
+    Update(u8, u8, u8),
+    Reset(u8),
+    Delete(u8),
+    Identity(u8),
+    Outgoing(u8),
+    Incoming(u8),
+    Concrete(u8),
+    All,
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        4 => Just(Action::CreatePoint),
+        3 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Action::Create(a, b)),
+        3 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(a, b, c)| Action::Update(a, b, c)),
+        1 => any::<u8>().prop_map(Action::Reset),
+        3 => any::<u8>().prop_map(Action::Delete),
+        1 => any::<u8>().prop_map(Action::Identity),
+        1 => any::<u8>().prop_map(Action::Outgoing),
+        1 => any::<u8>().prop_map(Action::Incoming),
+        1 => any::<u8>().prop_map(Action::Concrete),
+        1 => Just(Action::All),
+    ]
+}
+
+/// The request for an action in the model's current state, or none when the action would be
+/// invalid (no links yet) or create a duplicate pair, which no workload may do.
+fn request(model: &LinksModel, action: &Action) -> Option<LinkRequest> {
+    let ids: Vec<u64> = model.links().map(|l| l.id).collect();
+    let pick = |k: u8| (!ids.is_empty()).then(|| ids[k as usize % ids.len()]);
+    // Queries also probe ids past the end and ids deleted before.
+    let probe = |k: u8| u64::from(k) % (model.next_id() + 2) + 1;
+    let fresh = |s: u64, t: u64| model.search(s, t).is_none();
+    Some(match *action {
+        Action::CreatePoint => {
+            let id = model.next_id();
+            fresh(id, id).then_some(LinkRequest::CreatePoint)?
+        }
+        Action::Create(a, b) => {
+            let (source, target) = (pick(a)?, pick(b)?);
+            (fresh(source, target) && source != target && fresh(model.next_id(), model.next_id()))
+                .then_some(LinkRequest::Create { source, target })?
+        }
+        Action::Update(a, b, c) => {
+            let (id, source, target) = (pick(a)?, pick(b)?, pick(c)?);
+            fresh(source, target).then_some(LinkRequest::Update { id, source, target })?
+        }
+        Action::Reset(a) => LinkRequest::Update { id: pick(a)?, source: 0, target: 0 },
+        Action::Delete(a) => LinkRequest::Delete { id: pick(a)? },
+        Action::Identity(a) => LinkRequest::Each(Query { id: Some(probe(a)), ..ANY }),
+        Action::Outgoing(a) => LinkRequest::Each(Query { source: Some(probe(a)), ..ANY }),
+        Action::Incoming(a) => LinkRequest::Each(Query { target: Some(probe(a)), ..ANY }),
+        Action::Concrete(a) => {
+            let link = model.get(pick(a)?)?;
+            if link.source == 0 {
+                return None;
+            }
+            LinkRequest::Each(Query { source: Some(link.source), target: Some(link.target), ..ANY })
+        }
+        Action::All => LinkRequest::Each(ANY),
+    })
+}
+
+/// Runs the batches on the model and the store; both must report the same and end the same.
+fn replay(store: &mut impl Store<LinkRequest>, batches: &[Vec<Action>]) -> Result<(), TestCaseError> {
+    let mut model = LinksModel::default();
+    for actions in batches {
+        let mut batch = Vec::new();
+        let mut want = Vec::new();
+        for action in actions {
+            if let Some(request) = request(&model, action) {
+                model.run(&[request], |l| want.push(l)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                batch.push(request);
+            }
+        }
+        want.sort_unstable();
+        let got = harness::run(store, &batch).map_err(|e| TestCaseError::fail(format!("{batch:?}: {e:#}")))?;
+        prop_assert_eq!(got, want, "batch {:?}", batch);
+    }
+    harness::verify(store, &mut model, "store", 0).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
+    Ok(())
+}
+
+fn workloads() -> impl Strategy<Value = Vec<Vec<Action>>> {
+    prop::collection::vec(prop::collection::vec(action(), 1..6), 1..25)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn united_store_matches_the_model(batches in workloads()) {
+        replay(&mut links::united_store().unwrap(), &batches)?;
+    }
+
+    #[test]
+    fn split_store_matches_the_model(batches in workloads()) {
+        replay(&mut links::split_store().unwrap(), &batches)?;
+    }
+}
+
+#[test]
+fn redis_matches_the_model_in_every_mode() {
+    let server = Server::new(None).unwrap();
+    for mode in Mode::ALL {
+        let mut runner = proptest::test_runner::TestRunner::new(config());
+        runner
+            .run(&workloads(), |batches| replay(&mut redis(&server, mode), &batches))
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+    }
+}
+
+const SIZES: [u64; 2] = [60, 12];
+
+/// Loads the spec's background at small sizes into the store and the model.
+fn load_background(store: &mut impl Store<LinkRequest>, name: &str) -> LinksModel {
+    let spec = load_spec().unwrap();
+    let suite = spec.suite("links").unwrap();
+    let background: Vec<LinkRequest> = harness::requests(&suite.background, &SIZES, "background").unwrap();
+    let mut model = LinksModel::default();
+    model.run(&background, |_| {}).unwrap();
+    let expected = suite.background_expected.tally(&SIZES).unwrap();
+    harness::load(store, &mut model, &background, expected, name).unwrap();
+    model
+}
+
+/// Runs every operation's checked iteration and a measured one, and checks the background after.
+fn every_operation_is_undone(store: &mut impl Store<LinkRequest>, model: &mut LinksModel, name: &str) {
+    let spec = load_spec().unwrap();
+    for operation in &spec.suite("links").unwrap().operations {
+        let prepared: Prepared<'_, LinkRequest> = Prepared::new(operation, &SIZES).unwrap();
+        let cell = format!("{}/{name}", operation.id);
+        prepared.check(store, model, &cell).unwrap();
+        prepared.measure(store, &cell);
+        harness::verify(store, model, &cell, 72).unwrap();
+    }
+    assert_eq!(model.len(), 60);
+}
+
+#[test]
+fn every_operation_is_undone_on_doublets() {
+    let mut united = links::united_store().unwrap();
+    let mut model = load_background(&mut united, "united");
+    every_operation_is_undone(&mut united, &mut model, "united");
+    let mut split = links::split_store().unwrap();
+    let mut model = load_background(&mut split, "split");
+    every_operation_is_undone(&mut split, &mut model, "split");
+}
+
+#[test]
+fn every_operation_is_undone_on_redis_in_every_mode_after_one_load() {
+    let server = Server::new(None).unwrap();
+    let mut store = redis(&server, Mode::Pipeline);
+    let mut model = load_background(&mut store, "redis");
+    for mode in Mode::ALL {
+        store.mode = mode;
+        every_operation_is_undone(&mut store, &mut model, mode.backend());
+    }
+}
+
+/// A store that silently forgets every fifth link it creates, while reporting it created.
+struct Forgetful<S> {
+    inner: S,
+    created: u32,
+}
+
+impl<S: Store<LinkRequest>> Store<LinkRequest> for Forgetful<S> {
+    fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
+        for request in batch {
+            let mut reported = Vec::new();
+            self.inner.run(std::slice::from_ref(request), |l| reported.push(l))?;
+            if *request == LinkRequest::CreatePoint {
+                self.created += 1;
+                if self.created % 5 == 0 {
+                    self.inner.run(&[LinkRequest::Update { id: reported[0].id, source: 0, target: 0 }], |_| {})?;
+                }
+            }
+            reported.into_iter().for_each(&mut found);
+        }
+        Ok(())
+    }
+}
+
+fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
+    let background = vec![LinkRequest::CreatePoint; count as usize];
+    let mut model = LinksModel::default();
+    model.run(&background, |_| {}).unwrap();
+    (background, model)
+}
+
+#[test]
+fn a_store_that_loses_links_fails_the_load() {
+    let (background, mut model) = loaded_model(20);
+    let mut store = Forgetful { inner: links::united_store().unwrap(), created: 0 };
+    let tally = redis_vs_doublets::spec::Tally { count: 20, sum: 210 };
+    let error = harness::load(&mut store, &mut model, &background, tally, "forgetful").unwrap_err().to_string();
+    assert!(error.contains("forgetful: the background is damaged") && error.contains("missing Link { id: 5, source: 5, target: 5 }"), "{error}");
+}
+
+#[test]
+fn a_store_that_loses_links_fails_the_checked_iteration() {
+    let spec = load_spec().unwrap();
+    let delete = spec.suite("links").unwrap().operations.iter().find(|o| o.id == "delete").unwrap();
+    let prepared: Prepared<'_, LinkRequest> = Prepared::new(delete, &[10, 10]).unwrap();
+    let (background, mut model) = loaded_model(10);
+    let mut store = Forgetful { inner: links::split_store().unwrap(), created: 0 };
+    store.inner.run(&background, |_| {}).unwrap();
+    // The undo reports all ten links created again, but two of them are gone: the check after it fails.
+    prepared.check(&mut store, &mut model, "delete/forgetful").unwrap();
+    let error = harness::verify(&mut store, &mut model, "delete/forgetful", 20).unwrap_err().to_string();
+    assert!(error.contains("delete/forgetful: the background is damaged"), "{error}");
+}
+
+#[test]
+fn a_wrong_answer_fails_the_checked_iteration() {
+    let spec = load_spec().unwrap();
+    let identity = spec.suite("links").unwrap().operations.iter().find(|o| o.id == "each_identity").unwrap();
+    let prepared: Prepared<'_, LinkRequest> = Prepared::new(identity, &[10, 5]).unwrap();
+    let (background, mut model) = loaded_model(10);
+    let mut store = links::united_store().unwrap();
+    store.run(&background, |_| {}).unwrap();
+    store.run(&[LinkRequest::Delete { id: 3 }], |_| {}).unwrap();
+    let error = prepared.check(&mut store, &mut model, "each_identity/united").unwrap_err().to_string();
+    assert_eq!(error, "each_identity/united: expected 5 ids summing to 15, found 4 ids summing to 12 (missing Link { id: 3, source: 3, target: 3 })");
+}
+
+#[test]
+fn a_stale_redis_index_entry_is_caught() {
+    let server = Server::new(None).unwrap();
+    let mut store = redis(&server, Mode::Pipeline);
+    let (background, mut model) = loaded_model(30);
+    let tally = redis_vs_doublets::spec::Tally { count: 30, sum: 465 };
+    harness::load(&mut store, &mut model, &background, tally, "redis").unwrap();
+    redis::cmd("HSET").arg("out:7").arg(31).arg(9).exec(&mut store.con).unwrap();
+    let error = harness::verify(&mut store, &mut model, "redis", 0).unwrap_err().to_string();
+    assert!(error.contains("source: Some(7)") && error.contains("id: 31"), "{error}");
+}
+
+#[test]
+fn redis_functions_check_arguments_before_writing() {
+    let server = Server::new(None).unwrap();
+    let mut con = server.claim(false).unwrap();
+    let fcall = |con: &mut redis::Connection, args: &[&str]| -> Result<redis::Value, String> {
+        redis::cmd("FCALL").arg(args[0]).arg(0).arg(&args[1..]).query(con).map_err(|e| e.to_string())
+    };
+    assert_eq!(fcall(&mut con, &["links_create_point"]), Ok(redis::Value::Int(1)));
+    let refused = [
+        (&["links_update", "1", "2:3", "4"][..], "source must be a whole number"),
+        (&["links_update", "1", "5"], "target is missing"),
+        (&["links_update", "9", "1", "1"], "link 9 does not exist"),
+        (&["links_create", "01", "1"], "source must be a whole number"),
+        (&["links_create", "18446744073709551616", "1"], "source must be a whole number"),
+        (&["links_delete", "-1"], "id must be a whole number"),
+        (&["links_create_points", "0"], "count must be from 1"),
+    ];
+    for (args, message) in refused {
+        let error = fcall(&mut con, args).unwrap_err();
+        assert!(error.contains(message), "{args:?}: {error}");
+    }
+    // Nothing was written by the refused calls.
+    let links: Vec<String> = redis::cmd("HGETALL").arg("links").query(&mut con).unwrap();
+    assert_eq!(links, ["1", "1:1"]);
+    let keys: u64 = redis::cmd("DBSIZE").query(&mut con).unwrap();
+    assert_eq!(keys, 6, "links, out:1, in:1, pair:1:1, links:allocated and the owner mark");
+}
+
+#[test]
+fn a_foreign_database_is_refused_unless_allowed() {
+    let disposable = Server::new(None).unwrap();
+    let foreign = Server::new(Some(disposable.url.clone())).unwrap();
+    let mut con = foreign.connect().unwrap();
+    redis::cmd("SET").arg("someone:else").arg("data").exec(&mut con).unwrap();
+    let error = foreign.claim(false).err().unwrap().to_string();
+    assert!(error.contains("holds 1 keys this benchmark did not write") && error.contains("BENCHMARK_ALLOW_FLUSH=1"), "{error}");
+    let still: bool = redis::cmd("EXISTS").arg("someone:else").query(&mut con).unwrap();
+    assert!(still, "a refused database is left as it was");
+    foreign.claim(true).unwrap();
+    // Once emptied by this project, the database is its own: a later run may empty it again.
+    redis::cmd("SET").arg("links").arg("x").exec(&mut con).unwrap();
+    foreign.claim(false).unwrap();
+}
+
+#[test]
+fn a_disposable_server_stops_when_dropped() {
+    let server = Server::new(None).unwrap();
+    let url = server.url.clone();
+    server.connect().unwrap();
+    drop(server);
+    assert!(redis::Client::open(url.as_str()).unwrap().get_connection().is_err());
+}

@@ -1,0 +1,127 @@
+//! The spec loader: the real spec loads, and every malformed one names its file, line and column.
+
+use redis_vs_doublets::{check_request, load_spec, spec::Spec};
+
+const MINIMAL: &str = r#"
+sizes:
+  - { symbol: B, env: TEST_B, default: 10, min: 1, description: { en: b, ru: б } }
+  - { symbol: N, env: TEST_N, default: 2, min: 1, max: B, description: { en: n, ru: н } }
+families:
+  - { id: doublets, env_value: doublets, sampling: { mode: linear, samples: 10, warm_up_seconds: 1, measurement_seconds: 2 } }
+family_env: TEST_FAMILY
+backends:
+  - { name: Doublets_United_Volatile, family: doublets, description: { en: u, ru: у } }
+suites:
+  - id: links
+    name: { en: Links, ru: Связи }
+    backends: [Doublets_United_Volatile]
+    background: { description: { en: p, ru: т }, for: 1 to B, do: [create_point], expected: { ids: 1 to B } }
+    operations:
+      - id: create
+        name: Create
+        description: { en: c, ru: с }
+        for: B+1 to B+N
+        do: [create_point]
+        expected: { ids: B+1 to B+N }
+        undo: { for: B+N down to B+1, do: [delete i] }
+"#;
+
+fn parse(text: &str) -> Result<Spec, String> {
+    Spec::parse(text, "test.yaml", &check_request).map_err(|e| e.to_string())
+}
+
+fn error_of(from: &str, to: &str) -> String {
+    assert!(MINIMAL.contains(from), "the fixture has no {from:?}");
+    parse(&MINIMAL.replacen(from, to, 1)).expect_err("the spec should be refused")
+}
+
+#[test]
+fn the_real_spec_loads_with_every_operation() {
+    let spec = load_spec().unwrap();
+    let links = spec.suite("links").unwrap();
+    let names: Vec<_> = links.operations.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["Create", "Update", "Delete", "Each All", "Each Identity", "Each Concrete", "Each Outgoing", "Each Incoming"]
+    );
+    assert_eq!(links.backends.len(), 5);
+    assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
+}
+
+#[test]
+fn minimal_spec_resolves_expected_results() {
+    let spec = parse(MINIMAL).unwrap();
+    let create = &spec.suites[0].operations[0];
+    let tally = create.expected.tally(&[10, 2]).unwrap();
+    assert_eq!((tally.count, tally.sum), (2, 11 + 12));
+}
+
+#[test]
+fn error_unknown_field_names_line_and_column() {
+    let e = error_of("    name: { en: Links", "    title: x\n    name: { en: Links");
+    assert!(e.starts_with("test.yaml:"), "{e}");
+    assert!(e.contains("title"), "{e}");
+    assert!(e.contains("line 12 column 5"), "{e}");
+}
+
+#[test]
+fn error_wrong_type() {
+    let e = error_of("default: 10", "default: ten");
+    assert!(e.contains("test.yaml") && e.contains("line 3"), "{e}");
+}
+
+#[test]
+fn error_duplicate_key() {
+    let e = error_of("        name: Create", "        name: Create\n        name: Again");
+    assert!(e.to_lowercase().contains("duplicate"), "{e}");
+}
+
+#[test]
+fn error_unknown_request() {
+    let e = error_of("do: [create_point]\n        expected", "do: [create_many]\n        expected");
+    assert!(e.starts_with("test.yaml:20:14:"), "{e}");
+    assert!(e.contains("unknown request \"create_many\""), "{e}");
+}
+
+#[test]
+fn error_unknown_suite() {
+    let e = error_of("  - id: links", "  - id: graphs");
+    assert!(e.contains("no store implements the suite \"graphs\""), "{e}");
+}
+
+#[test]
+fn error_duplicate_operation() {
+    let extra = "        undo: { for: B+N down to B+1, do: [delete i] }\n      - id: create\n        name: Again\n        description: { en: c, ru: с }\n        do: [each * * *]\n        expected: { ids: 1 to B }\n";
+    let e = error_of("        undo: { for: B+N down to B+1, do: [delete i] }\n", extra);
+    assert!(e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:23:13:"), "{e}");
+}
+
+#[test]
+fn error_bad_expression_and_range() {
+    assert!(error_of("for: B+1 to B+N", "for: B+1 to B*N").contains("expected + or -"));
+    assert!(error_of("for: B+1 to B+N", "for: B+1..B+N").contains("not a range"));
+    assert!(error_of("do: [delete i]", "do: [delete K]").contains("\"K\""));
+    assert!(error_of("max: B", "max: N").contains("sizes declared above"));
+}
+
+#[test]
+fn error_unknown_backend_and_family() {
+    assert!(error_of("backends: [Doublets_United_Volatile]", "backends: [Doublets_Other]").contains("unknown backend"));
+    assert!(error_of("family: doublets, description", "family: cassandra, description").contains("unknown family"));
+}
+
+#[test]
+fn sizes_come_from_the_environment_with_clear_errors() {
+    let spec = parse(MINIMAL).unwrap();
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    };
+    assert_eq!(spec.sizes_from(env(&[])).unwrap(), vec![10, 2]);
+    assert_eq!(spec.sizes_from(env(&[("TEST_B", "1_000"), ("TEST_N", "1000")])).unwrap(), vec![1000, 1000]);
+    let e = spec.sizes_from(env(&[("TEST_N", "11")])).unwrap_err();
+    assert!(e.contains("TEST_N=11 is more than B = 10"), "{e}");
+    assert!(spec.sizes_from(env(&[("TEST_B", "lots")])).unwrap_err().contains("TEST_B=\"lots\" is not a whole number"));
+    assert!(spec.sizes_from(env(&[("TEST_B", "0")])).unwrap_err().contains("below its minimum"));
+    assert!(spec.families_from(Some("redis".into())).unwrap_err().contains("TEST_FAMILY=\"redis\" is not one of doublets"));
+    assert_eq!(spec.families_from(Some("doublets".into())).unwrap().len(), 1);
+}
