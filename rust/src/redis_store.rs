@@ -81,6 +81,10 @@ impl<R: RedisRequest> Store<R> for RedisStore {
     fn load(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         R::load(&mut self.con, batch, &mut found)
     }
+
+    fn check(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        run_pipelined(&mut self.con, batch, false, &mut found)
+    }
 }
 
 /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.

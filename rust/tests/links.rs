@@ -8,7 +8,7 @@ use redis_vs_doublets::{
     load_spec,
     redis_server::Server,
     redis_store::{Mode, RedisStore},
-    store::{Model, Store},
+    store::Store,
 };
 
 const ANY: Query = Query { id: None, source: None, target: None };
