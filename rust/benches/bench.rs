@@ -12,6 +12,7 @@ use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
     harness::{self, Prepared},
     links::{self, LinkRequest, LinksModel},
+    typical::{self, UsageModel, UsageRequest},
     load_spec,
     redis_server::Server,
     redis_store::{Mode, RedisRequest, RedisStore},
@@ -51,19 +52,29 @@ fn run() -> anyhow::Result<()> {
     let mut criterion = Criterion::default().configure_from_args();
     for suite in &spec.suites {
         let mut runner = Runner { spec: &spec, suite, sizes: &sizes, families: &families, criterion: &mut criterion, done: Vec::new() };
+        let server = server.as_ref();
         match suite.id.as_str() {
-            "links" => {
-                let mut bench = runner.start::<LinkRequest, LinksModel>()?;
-                bench.doublets("Doublets_United_Volatile", links::united_store)?;
-                bench.doublets("Doublets_Split_Volatile", links::split_store)?;
-                bench.redis(server.as_ref())?;
-            }
+            "links" => run_suite::<LinkRequest, LinksModel, _, _>(&mut runner, server, links::united_store, links::split_store)?,
+            "typical" => run_suite::<UsageRequest, UsageModel, _, _>(&mut runner, server, typical::united_store, typical::split_store)?,
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
         runner.finish()?;
     }
     criterion.final_summary();
     Ok(())
+}
+
+/// A suite on both doublets stores and on Redis in its three modes.
+fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
+    runner: &mut Runner<'_>,
+    server: Option<&Server>,
+    united: impl FnOnce() -> anyhow::Result<U>,
+    split: impl FnOnce() -> anyhow::Result<P>,
+) -> anyhow::Result<()> {
+    let mut bench = runner.start::<R, M>()?;
+    bench.doublets("Doublets_United_Volatile", united)?;
+    bench.doublets("Doublets_Split_Volatile", split)?;
+    bench.redis(server)
 }
 
 /// Ctrl-C ends the run; the disposable server goes with it (it also would through PDEATHSIG,

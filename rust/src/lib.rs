@@ -5,6 +5,7 @@
 //! - [`spec`]: the spec, read and checked (file, line and column in every error).
 //! - [`store`]: the interface of every store: requests in, found links or values out.
 //! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
+//! - [`typical`]: the typical-Redis-usage suite: key-value, counter, queue and set, the same way.
 //! - [`redis_store`]: Redis in its three modes (one round trip each, MULTI/EXEC, pipeline).
 //! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run may empty.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
@@ -15,6 +16,7 @@ pub mod redis_server;
 pub mod redis_store;
 pub mod spec;
 pub mod store;
+pub mod typical;
 
 use std::path::PathBuf;
 
@@ -29,7 +31,8 @@ pub fn spec_path() -> PathBuf {
 pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<(), String> {
     match suite {
         "links" => links::LinkRequest::build(verb, args).map(drop),
-        _ => Err(format!("no store implements the suite \"{suite}\" (known: links)")),
+        "typical" => typical::UsageRequest::build(verb, args).map(drop),
+        _ => Err(format!("no store implements the suite \"{suite}\" (known: links, typical)")),
     }
 }
 

@@ -65,6 +65,7 @@ pub struct RedisStore {
 
 impl<R: RedisRequest> Store<R> for RedisStore {
     fn run(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        R::validate(batch)?;
         match self.mode {
             Mode::NonTransaction => {
                 for request in batch {
@@ -79,6 +80,7 @@ impl<R: RedisRequest> Store<R> for RedisStore {
     }
 
     fn load(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        R::validate(batch)?;
         R::load(&mut self.con, batch, &mut found)
     }
 

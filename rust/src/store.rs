@@ -12,6 +12,12 @@ pub trait Request: Sized + Clone + fmt::Debug {
 
     /// The number the spec's expected results count for a found item (a link id, a value).
     fn id(found: &Self::Found) -> u64;
+
+    /// Checks a batch before any of it runs, so a bad argument writes nothing.
+    fn validate(batch: &[Self]) -> anyhow::Result<()> {
+        let _ = batch;
+        Ok(())
+    }
 }
 
 /// A store that runs batches of requests: one batch is one benchmark iteration.

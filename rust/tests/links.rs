@@ -1,21 +1,20 @@
 //! The links stores against the model, on real doublets stores and a real Redis server these tests
 //! start themselves: random workloads, every operation's undo, and damage the checks must catch.
 
+mod common;
+
+use common::config;
 use proptest::prelude::*;
 use redis_vs_doublets::{
     harness::{self, Prepared},
     links::{self, Link, LinkRequest, LinksModel, Query},
     load_spec,
     redis_server::Server,
-    redis_store::{Mode, RedisStore},
+    redis_store::Mode,
     store::Store,
 };
 
 const ANY: Query = Query { id: None, source: None, target: None };
-
-fn redis(server: &Server, mode: Mode) -> RedisStore {
-    RedisStore { con: server.claim(false).unwrap(), mode }
-}
 
 /// What a test does to a store, given as choices the current model turns into valid requests.
 #[derive(Clone, Debug)]
@@ -85,32 +84,8 @@ fn request(model: &LinksModel, action: &Action) -> Option<LinkRequest> {
     })
 }
 
-/// Runs the batches on the model and the store; both must report the same and end the same.
-fn replay(store: &mut impl Store<LinkRequest>, batches: &[Vec<Action>]) -> Result<(), TestCaseError> {
-    let mut model = LinksModel::default();
-    for actions in batches {
-        let mut batch = Vec::new();
-        let mut want = Vec::new();
-        for action in actions {
-            if let Some(request) = request(&model, action) {
-                model.run(&[request], |l| want.push(l)).map_err(|e| TestCaseError::fail(e.to_string()))?;
-                batch.push(request);
-            }
-        }
-        want.sort_unstable();
-        let got = harness::run(store, &batch).map_err(|e| TestCaseError::fail(format!("{batch:?}: {e:#}")))?;
-        prop_assert_eq!(got, want, "batch {:?}", batch);
-    }
-    harness::verify(store, &mut model, "store", 0).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
-    Ok(())
-}
-
 fn workloads() -> impl Strategy<Value = Vec<Vec<Action>>> {
     prop::collection::vec(prop::collection::vec(action(), 1..6), 1..25)
-}
-
-fn config() -> ProptestConfig {
-    ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 proptest! {
@@ -118,12 +93,12 @@ proptest! {
 
     #[test]
     fn united_store_matches_the_model(batches in workloads()) {
-        replay(&mut links::united_store().unwrap(), &batches)?;
+        common::replay(&mut links::united_store().unwrap(), &batches, request)?;
     }
 
     #[test]
     fn split_store_matches_the_model(batches in workloads()) {
-        replay(&mut links::split_store().unwrap(), &batches)?;
+        common::replay(&mut links::split_store().unwrap(), &batches, request)?;
     }
 }
 
@@ -133,7 +108,7 @@ fn redis_matches_the_model_in_every_mode() {
     for mode in Mode::ALL {
         let mut runner = proptest::test_runner::TestRunner::new(config());
         runner
-            .run(&workloads(), |batches| replay(&mut redis(&server, mode), &batches))
+            .run(&workloads(), |batches| common::replay(&mut common::redis(&server, mode), &batches, request))
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
     }
 }
@@ -178,7 +153,7 @@ fn every_operation_is_undone_on_doublets() {
 #[test]
 fn every_operation_is_undone_on_redis_in_every_mode_after_one_load() {
     let server = Server::new(None).unwrap();
-    let mut store = redis(&server, Mode::Pipeline);
+    let mut store = common::redis(&server, Mode::Pipeline);
     let mut model = load_background(&mut store, "redis");
     for mode in Mode::ALL {
         store.mode = mode;
@@ -255,7 +230,7 @@ fn a_wrong_answer_fails_the_checked_iteration() {
 #[test]
 fn a_stale_redis_index_entry_is_caught() {
     let server = Server::new(None).unwrap();
-    let mut store = redis(&server, Mode::Pipeline);
+    let mut store = common::redis(&server, Mode::Pipeline);
     let (background, mut model) = loaded_model(30);
     let tally = redis_vs_doublets::spec::Tally { count: 30, sum: 465 };
     harness::load(&mut store, &mut model, &background, tally, "redis").unwrap();

@@ -1,0 +1,210 @@
+//! The typical-usage structures as links in doublets 0.18. Numbers are external references (raw
+//! numbers), so a key or a value can never be mistaken for a link id.
+//!
+//! - a key-value pair is the link (key, value): GET is the index search [*, key, *];
+//! - a set member is the link (set, member), where `set` is a point link: SISMEMBER is the search
+//!   for that pair;
+//! - the queue is a singly linked list: the node of a value is the link (next, value), the last
+//!   node's next is 0, and the head link `queue` = (first, last) points at both ends (0, 0 when
+//!   empty), so RPUSH and LPOP follow link ids only; RPOP finds the node before the last by the
+//!   search [*, last, *].
+//!
+//! Every change is ordered so that no two links ever share a (source, target) pair, which would
+//! corrupt doublets' indexes: a new node starts at (0, 0), which is never indexed.
+
+use anyhow::{anyhow, bail};
+use doublets::{
+    data::{Flow, LinksConstants},
+    mem::Global,
+    sequences::{AddressToRawNumberConverter, RawNumberToAddressConverter},
+    split, unit, Doublets, Link,
+};
+
+use super::{Entry, UsageRequest, MAX};
+use crate::store::{Request, Store};
+
+pub struct DoubletsUsage<S> {
+    store: S,
+    any: u64,
+    /// The point link every set member starts at.
+    set: u64,
+    /// The head link (first, last) of the queue.
+    queue: u64,
+}
+
+/// The united store (one memory block), with external references.
+pub fn united_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
+    let store = unit::Store::<u64, _>::with_constants(Global::new(), LinksConstants::external())
+        .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
+    DoubletsUsage::new(store)
+}
+
+/// The split store (data and indexes apart), with external references.
+pub fn split_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
+    let store = split::Store::<u64, _, _>::with_constants(Global::new(), Global::new(), LinksConstants::external())
+        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
+    DoubletsUsage::new(store)
+}
+
+fn raw(number: u64) -> u64 {
+    debug_assert!((1..=MAX).contains(&number), "requests are validated before they run");
+    AddressToRawNumberConverter::new().convert(number).expect("numbers up to i64::MAX have a raw form")
+}
+
+fn number(raw: u64) -> u64 {
+    RawNumberToAddressConverter::new().convert(raw)
+}
+
+impl<S: Doublets<u64>> DoubletsUsage<S> {
+    pub fn new(mut store: S) -> anyhow::Result<Self> {
+        let any = store.constants().any;
+        let set = store.create_point()?;
+        let queue = store.create()?;
+        Ok(Self { store, any, set, queue })
+    }
+
+    fn run_one(&mut self, request: UsageRequest, found: &mut impl FnMut(Entry)) -> anyhow::Result<()> {
+        let (any, set, queue) = (self.any, self.set, self.queue);
+        let s = &mut self.store;
+        let key_link = |s: &S, key: u64| -> Option<Link<u64>> { s.find([any, raw(key), any]) };
+        let ends = |s: &S| -> anyhow::Result<(u64, u64)> {
+            let head = s.try_get_link(queue)?;
+            Ok((head.source, head.target))
+        };
+        match request {
+            UsageRequest::Get(k) => {
+                if let Some(link) = key_link(s, k) {
+                    found(Entry::new(k, number(link.target)));
+                }
+            }
+            UsageRequest::Set(k, v) => {
+                match key_link(s, k) {
+                    Some(link) => s.update(link.index, raw(k), raw(v))?,
+                    None => s.create_link(raw(k), raw(v))?,
+                };
+                found(Entry::new(k, v));
+            }
+            UsageRequest::Del(k) => {
+                if let Some(link) = key_link(s, k) {
+                    s.delete(link.index)?;
+                    found(Entry::new(k, k));
+                }
+            }
+            UsageRequest::Incr(k) => {
+                let value = match key_link(s, k) {
+                    Some(link) => {
+                        let value = number(link.target);
+                        if value >= MAX {
+                            bail!("INCR {k}: {value} + 1 would overflow");
+                        }
+                        s.update(link.index, raw(k), raw(value + 1))?;
+                        value + 1
+                    }
+                    None => {
+                        s.create_link(raw(k), raw(1))?;
+                        1
+                    }
+                };
+                found(Entry::new(k, value));
+            }
+            UsageRequest::RPush(v) => {
+                let (first, last) = ends(s)?;
+                let node = s.create()?;
+                if last != 0 {
+                    let tail = s.try_get_link(last)?;
+                    s.update(last, node, tail.target)?;
+                }
+                s.update(node, 0, raw(v))?;
+                s.update(queue, if first == 0 { node } else { first }, node)?;
+                found(Entry::new(0, v));
+            }
+            UsageRequest::LPush(v) => {
+                let (first, last) = ends(s)?;
+                let node = s.create_link(first, raw(v))?;
+                s.update(queue, node, if last == 0 { node } else { last })?;
+                found(Entry::new(0, v));
+            }
+            UsageRequest::LPop => {
+                let (first, last) = ends(s)?;
+                if first != 0 {
+                    let head = s.try_get_link(first)?;
+                    s.delete(first)?;
+                    s.update(queue, head.source, if head.source == 0 { 0 } else { last })?;
+                    found(Entry::new(0, number(head.target)));
+                }
+            }
+            UsageRequest::RPop => {
+                let (first, last) = ends(s)?;
+                if last != 0 {
+                    let tail = s.try_get_link(last)?;
+                    // The head link starts at `first`; when first == last it is the only link
+                    // starting there, and there is no node before the last.
+                    let before = if first == last { None } else { s.find([any, last, any]) };
+                    s.delete(last)?;
+                    match before {
+                        Some(node) => {
+                            s.update(node.index, 0, node.target)?;
+                            s.update(queue, first, node.index)?;
+                        }
+                        None => {
+                            s.update(queue, 0, 0)?;
+                        }
+                    }
+                    found(Entry::new(0, number(tail.target)));
+                }
+            }
+            UsageRequest::SAdd(m) => {
+                if s.search(set, raw(m)).is_none() {
+                    s.create_link(set, raw(m))?;
+                    found(Entry::new(0, m));
+                }
+            }
+            UsageRequest::SRem(m) => {
+                if let Some(id) = s.search(set, raw(m)) {
+                    s.delete(id)?;
+                    found(Entry::new(0, m));
+                }
+            }
+            UsageRequest::SIsMember(m) => {
+                if s.search(set, raw(m)).is_some() {
+                    found(Entry::new(0, m));
+                }
+            }
+            UsageRequest::Queue => {
+                let (mut id, _) = ends(s)?;
+                let links = s.count();
+                for position in 1.. {
+                    if id == 0 {
+                        break;
+                    }
+                    if position > links {
+                        bail!("the queue does not end: it has more nodes than the store has links");
+                    }
+                    let node = s.try_get_link(id)?;
+                    found(Entry::new(position, number(node.target)));
+                    id = node.source;
+                }
+            }
+            UsageRequest::Members => {
+                s.each_by([any, set, any], |link| {
+                    // The set's own point link starts at `set` too.
+                    if link.index != set {
+                        found(Entry::new(0, number(link.target)));
+                    }
+                    Flow::Continue
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: Doublets<u64>> Store<UsageRequest> for DoubletsUsage<S> {
+    fn run(&mut self, batch: &[UsageRequest], mut found: impl FnMut(Entry)) -> anyhow::Result<()> {
+        UsageRequest::validate(batch)?;
+        for request in batch {
+            self.run_one(*request, &mut found)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! Typical-usage requests as the native Redis commands people use: strings `k:{key}`, the list
+//! `queue`, the set `members`.
+
+use anyhow::bail;
+use redis::{cmd, Cmd, Value};
+
+use super::{Entry, UsageRequest};
+use crate::redis_store::{items, number, RedisRequest};
+
+fn key(k: u64) -> String {
+    format!("k:{k}")
+}
+
+impl RedisRequest for UsageRequest {
+    fn command(&self) -> Cmd {
+        match *self {
+            UsageRequest::Get(k) => cmd("GET").arg(key(k)).clone(),
+            UsageRequest::Set(k, v) => cmd("SET").arg(key(k)).arg(v).clone(),
+            UsageRequest::Del(k) => cmd("DEL").arg(key(k)).clone(),
+            UsageRequest::Incr(k) => cmd("INCR").arg(key(k)).clone(),
+            UsageRequest::RPush(v) => cmd("RPUSH").arg("queue").arg(v).clone(),
+            UsageRequest::LPush(v) => cmd("LPUSH").arg("queue").arg(v).clone(),
+            UsageRequest::LPop => cmd("LPOP").arg("queue").clone(),
+            UsageRequest::RPop => cmd("RPOP").arg("queue").clone(),
+            UsageRequest::SAdd(m) => cmd("SADD").arg("members").arg(m).clone(),
+            UsageRequest::SRem(m) => cmd("SREM").arg("members").arg(m).clone(),
+            UsageRequest::SIsMember(m) => cmd("SISMEMBER").arg("members").arg(m).clone(),
+            UsageRequest::Queue => cmd("LRANGE").arg("queue").arg(0).arg(-1).clone(),
+            UsageRequest::Members => cmd("SMEMBERS").arg("members").clone(),
+        }
+    }
+
+    fn decode(&self, reply: Value, found: &mut impl FnMut(Entry)) -> anyhow::Result<()> {
+        if let Value::ServerError(e) = reply {
+            bail!("{self:?}: Redis answered {e:?}");
+        }
+        // Replies that say "done" (1) or "not there" (0, nil) report the request's own number.
+        let done = |reply: &Value| -> anyhow::Result<bool> {
+            Ok(match reply {
+                Value::Nil => false,
+                Value::Okay => true,
+                other => number(other)? == 1,
+            })
+        };
+        match *self {
+            UsageRequest::Get(k) if reply != Value::Nil => found(Entry::new(k, number(&reply)?)),
+            UsageRequest::Get(_) => {}
+            UsageRequest::Set(k, v) if done(&reply)? => found(Entry::new(k, v)),
+            UsageRequest::Del(k) if done(&reply)? => found(Entry::new(k, k)),
+            UsageRequest::Incr(k) => found(Entry::new(k, number(&reply)?)),
+            UsageRequest::RPush(v) | UsageRequest::LPush(v) => {
+                number(&reply)?;
+                found(Entry::new(0, v));
+            }
+            UsageRequest::LPop | UsageRequest::RPop if reply != Value::Nil => found(Entry::new(0, number(&reply)?)),
+            UsageRequest::SAdd(m) | UsageRequest::SRem(m) | UsageRequest::SIsMember(m) if done(&reply)? => {
+                found(Entry::new(0, m))
+            }
+            UsageRequest::Queue => {
+                for (position, value) in (1..).zip(items(reply)?) {
+                    found(Entry::new(position, number(&value)?));
+                }
+            }
+            UsageRequest::Members => {
+                for member in items(reply)? {
+                    found(Entry::new(0, number(&member)?));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

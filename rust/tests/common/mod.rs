@@ -1,0 +1,44 @@
+//! What the store tests share: replaying random workloads against the model.
+
+use proptest::{prelude::*, test_runner::TestCaseError};
+use redis_vs_doublets::{
+    harness,
+    redis_server::Server,
+    redis_store::{Mode, RedisStore},
+    store::{Model, Request, Store},
+};
+
+pub fn config() -> ProptestConfig {
+    ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
+}
+
+/// A Redis store on a freshly emptied database of `server`.
+pub fn redis(server: &Server, mode: Mode) -> RedisStore {
+    RedisStore { con: server.claim(false).unwrap(), mode }
+}
+
+/// Runs batches of actions on the model and the store: `request` turns an action into a request
+/// in the model's current state (or none, when it would be invalid there). Both must report the
+/// same for every batch and hold the same at the end.
+pub fn replay<R: Request, M: Model<R>, A>(
+    store: &mut impl Store<R>,
+    batches: &[Vec<A>],
+    request: impl Fn(&M, &A) -> Option<R>,
+) -> Result<(), TestCaseError> {
+    let mut model = M::default();
+    for actions in batches {
+        let mut batch = Vec::new();
+        let mut want = Vec::new();
+        for action in actions {
+            if let Some(request) = request(&model, action) {
+                model.run(std::slice::from_ref(&request), |l| want.push(l)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                batch.push(request);
+            }
+        }
+        want.sort_unstable();
+        let got = harness::run(store, &batch).map_err(|e| TestCaseError::fail(format!("{batch:?}: {e:#}")))?;
+        prop_assert_eq!(got, want, "batch {:?}", batch);
+    }
+    harness::verify(store, &mut model, "store", 0).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
+    Ok(())
+}
