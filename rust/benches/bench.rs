@@ -5,19 +5,24 @@
 //! Exit codes: 0 when every cell was measured and checked, 1 on a bad spec, size, server or a
 //! failed check (the failing cell prints no time), 101 when a measured iteration finds a wrong result.
 
-use std::{process::ExitCode, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::{Duration, SystemTime},
+};
 
 use anyhow::{anyhow, bail, Context};
 use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
     harness::{self, Prepared},
     links::{self, LinkRequest, LinksModel},
-    typical::{self, UsageModel, UsageRequest},
-    load_spec,
+    load_spec, provenance,
     redis_server::Server,
     redis_store::{Mode, RedisRequest, RedisStore},
+    results::bencher_line,
     spec::{self, Spec, Suite},
     store::{Model, Store},
+    typical::{self, UsageModel, UsageRequest},
 };
 
 fn main() -> ExitCode {
@@ -32,11 +37,41 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<()> {
     let spec = load_spec()?;
-    let sizes = spec.sizes_from(|var| std::env::var(var).ok()).map_err(anyhow::Error::msg)?;
-    let families = spec.families_from(std::env::var(&spec.family_env).ok()).map_err(anyhow::Error::msg)?;
+    let sizes = spec
+        .sizes_from(|var| std::env::var(var).ok())
+        .map_err(anyhow::Error::msg)?;
+    let families = spec
+        .families_from(std::env::var(&spec.family_env).ok())
+        .map_err(anyhow::Error::msg)?;
     let families: Vec<String> = families.into_iter().map(|f| f.id.clone()).collect();
-    let described: Vec<String> = spec.sizes.iter().zip(&sizes).map(|(s, v)| format!("{}={v}", s.symbol)).collect();
-    eprintln!("sizes {}; families {}", described.join(", "), families.join(", "));
+    let described: Vec<String> = spec
+        .sizes
+        .iter()
+        .zip(&sizes)
+        .map(|(s, v)| format!("{}={v}", s.symbol))
+        .collect();
+    eprintln!(
+        "sizes {}; families {}",
+        described.join(", "),
+        families.join(", ")
+    );
+    eprintln!("{}", schedule(&spec, &families));
+
+    // Checked before anything runs, so a bad path does not cost a whole run.
+    let results = std::env::var_os("BENCHMARK_RESULTS").map(PathBuf::from);
+    if let Some(path) = &results {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            bail!(
+                "BENCHMARK_RESULTS={}: the folder {} does not exist",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
 
     let server = if families.iter().any(|f| f == "redis") {
         let server = Server::from_env()?;
@@ -49,19 +84,120 @@ fn run() -> anyhow::Result<()> {
         None
     };
 
-    let mut criterion = Criterion::default().configure_from_args();
+    let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
+    let mut criterion = Criterion::default()
+        .output_directory(&output)
+        .configure_from_args();
+    let mut measured = Vec::new();
     for suite in &spec.suites {
-        let mut runner = Runner { spec: &spec, suite, sizes: &sizes, families: &families, criterion: &mut criterion, done: Vec::new() };
+        let mut runner = Runner {
+            spec: &spec,
+            suite,
+            sizes: &sizes,
+            families: &families,
+            criterion: &mut criterion,
+            output: &output,
+            done: Vec::new(),
+            measured: &mut measured,
+        };
         let server = server.as_ref();
         match suite.id.as_str() {
-            "links" => run_suite::<LinkRequest, LinksModel, _, _>(&mut runner, server, links::united_store, links::split_store)?,
-            "typical" => run_suite::<UsageRequest, UsageModel, _, _>(&mut runner, server, typical::united_store, typical::split_store)?,
+            "links" => run_suite::<LinkRequest, LinksModel, _, _>(
+                &mut runner,
+                server,
+                links::united_store,
+                links::split_store,
+            )?,
+            "typical" => run_suite::<UsageRequest, UsageModel, _, _>(
+                &mut runner,
+                server,
+                typical::united_store,
+                typical::split_store,
+            )?,
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
         runner.finish()?;
     }
     criterion.final_summary();
+
+    if let Some(path) = results {
+        if measured.is_empty() {
+            bail!("BENCHMARK_RESULTS={}: no cell was measured (test mode or a filter), so no result file was written", path.display());
+        }
+        let mut text = String::new();
+        let mut lines = provenance::rust();
+        lines.extend(
+            spec.sizes
+                .iter()
+                .zip(&sizes)
+                .map(|(size, value)| (size.key.as_str(), value.to_string())),
+        );
+        lines.push(("families", families.join(",")));
+        if let Some(server) = &server {
+            lines.push(("redis", server.version()?));
+        }
+        lines.extend(provenance::common());
+        for (key, value) in lines {
+            text.push_str(&format!("# {key}: {value}\n"));
+        }
+        measured
+            .iter()
+            .for_each(|line| text.push_str(&format!("{line}\n")));
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        std::fs::write(&path, text)
+            .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
+        eprintln!(
+            "wrote {} checked cells to {}",
+            measured.len(),
+            path.display()
+        );
+    }
     Ok(())
+}
+
+/// The median and standard deviation Criterion estimated for a cell, if it measured it after
+/// `since` (in test mode, or when a filter skipped the cell, it did not).
+fn estimate(
+    output: &Path,
+    group: &str,
+    backend: &str,
+    since: SystemTime,
+) -> anyhow::Result<Option<(f64, f64)>> {
+    let path = output.join(group).join(backend).join("new/estimates.json");
+    let fresh = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t >= since);
+    if !fresh {
+        return Ok(None);
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    let point = |field: &str| {
+        json[field]["point_estimate"]
+            .as_f64()
+            .with_context(|| format!("{}: no {field}", path.display()))
+    };
+    Ok(Some((point("median")?, point("std_dev")?)))
+}
+
+/// How many cells will be measured and the least time the spec's sampling takes for them
+/// (loading and checking come on top).
+fn schedule(spec: &Spec, families: &[String]) -> String {
+    let mut cells = 0;
+    let mut seconds = 0.0;
+    for suite in &spec.suites {
+        for backend in &suite.backends {
+            let family = spec.family(&spec.backend(backend).family);
+            if families.contains(&family.id) {
+                cells += suite.operations.len();
+                seconds += suite.operations.len() as f64
+                    * (family.sampling.warm_up_seconds + family.sampling.measurement_seconds);
+            }
+        }
+    }
+    format!(
+        "{cells} cells to measure: at least {:.0} min of warm-up and sampling",
+        (seconds / 60.0).ceil()
+    )
 }
 
 /// A suite on both doublets stores and on Redis in its three modes.
@@ -96,7 +232,10 @@ struct Runner<'a> {
     sizes: &'a [u64],
     families: &'a [String],
     criterion: &'a mut Criterion,
+    output: &'a Path,
     done: Vec<String>,
+    /// Bencher lines of the cells that passed every check.
+    measured: &'a mut Vec<String>,
 }
 
 /// A suite in progress: its requests, prepared once, and the model that holds the background.
@@ -110,22 +249,45 @@ struct SuiteBench<'r, 'a, R, M> {
 impl<'a> Runner<'a> {
     fn start<R: RedisRequest, M: Model<R>>(&mut self) -> anyhow::Result<SuiteBench<'_, 'a, R, M>> {
         let suite = self.suite;
-        let background: Vec<R> = harness::requests(&suite.background, self.sizes, &format!("suite {} background", suite.id))?;
-        let prepared = suite.operations.iter().map(|op| Prepared::new(op, self.sizes)).collect::<anyhow::Result<_>>()?;
+        let background: Vec<R> = harness::requests(
+            &suite.background,
+            self.sizes,
+            &format!("suite {} background", suite.id),
+        )?;
+        let prepared = suite
+            .operations
+            .iter()
+            .map(|op| Prepared::new(op, self.sizes))
+            .collect::<anyhow::Result<_>>()?;
         let mut model = M::default();
-        model.run(&background, |_| {}).map_err(|e| anyhow!("suite {}: the model refuses the background: {e:#}", suite.id))?;
-        Ok(SuiteBench { runner: self, background, prepared, model })
+        model.run(&background, |_| {}).map_err(|e| {
+            anyhow!(
+                "suite {}: the model refuses the background: {e:#}",
+                suite.id
+            )
+        })?;
+        Ok(SuiteBench {
+            runner: self,
+            background,
+            prepared,
+            model,
+        })
     }
 
     fn selected(&self, backend: &str) -> bool {
-        self.suite.backends.iter().any(|b| b == backend) && self.families.contains(&self.spec.backend(backend).family)
+        self.suite.backends.iter().any(|b| b == backend)
+            && self.families.contains(&self.spec.backend(backend).family)
     }
 
     /// Every backend the suite lists must have run, unless its family was left out.
     fn finish(&self) -> anyhow::Result<()> {
         for backend in &self.suite.backends {
             if self.selected(backend) && !self.done.contains(backend) {
-                bail!("{}: suite {} lists backend {backend}, which no store implements", self.spec.path, self.suite.id);
+                bail!(
+                    "{}: suite {} lists backend {backend}, which no store implements",
+                    self.spec.path,
+                    self.suite.id
+                );
             }
         }
         Ok(())
@@ -133,7 +295,11 @@ impl<'a> Runner<'a> {
 }
 
 impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
-    fn doublets<S: Store<R>>(&mut self, backend: &str, make: impl FnOnce() -> anyhow::Result<S>) -> anyhow::Result<()> {
+    fn doublets<S: Store<R>>(
+        &mut self,
+        backend: &str,
+        make: impl FnOnce() -> anyhow::Result<S>,
+    ) -> anyhow::Result<()> {
         if !self.runner.selected(backend) {
             return Ok(());
         }
@@ -144,10 +310,18 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
 
     /// One load serves the three modes: every iteration is undone and the checks prove it.
     fn redis(&mut self, server: Option<&Server>) -> anyhow::Result<()> {
-        let modes: Vec<Mode> = Mode::ALL.into_iter().filter(|m| self.runner.selected(m.backend())).collect();
-        let Some(server) = server.filter(|_| !modes.is_empty()) else { return Ok(()) };
+        let modes: Vec<Mode> = Mode::ALL
+            .into_iter()
+            .filter(|m| self.runner.selected(m.backend()))
+            .collect();
+        let Some(server) = server.filter(|_| !modes.is_empty()) else {
+            return Ok(());
+        };
         let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-        let mut store = RedisStore { con: server.claim(allow_flush)?, mode: Mode::Pipeline };
+        let mut store = RedisStore {
+            con: server.claim(allow_flush)?,
+            mode: Mode::Pipeline,
+        };
         self.load(&mut store, "Redis")?;
         for mode in modes {
             store.mode = mode;
@@ -158,20 +332,40 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
 
     fn load(&mut self, store: &mut impl Store<R>, name: &str) -> anyhow::Result<()> {
         let suite = self.runner.suite;
-        let expected = suite.background_expected.tally(self.runner.sizes).map_err(anyhow::Error::msg)?;
-        eprintln!("{}: loading {} into {name}…", suite.name.en, describe(&suite.background_description.en, self.runner));
+        let expected = suite
+            .background_expected
+            .tally(self.runner.sizes)
+            .map_err(anyhow::Error::msg)?;
+        eprintln!(
+            "{}: loading {} into {name}…",
+            suite.name.en,
+            describe(&suite.background_description.en, self.runner)
+        );
         let took = harness::load(store, &mut self.model, &self.background, expected, name)?;
-        eprintln!("{}: loaded {} requests into {name} in {:.3} s (checked)", suite.name.en, self.background.len(), took.as_secs_f64());
+        eprintln!(
+            "{}: loaded {} requests into {name} in {:.3} s (checked)",
+            suite.name.en,
+            self.background.len(),
+            took.as_secs_f64()
+        );
         Ok(())
     }
 
     fn cells(&mut self, store: &mut impl Store<R>, backend: &str) -> anyhow::Result<()> {
-        let sampling = &self.runner.spec.family(&self.runner.spec.backend(backend).family).sampling;
+        let sampling = &self
+            .runner
+            .spec
+            .family(&self.runner.spec.backend(backend).family)
+            .sampling;
         let reaches = self.prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
         for prepared in &self.prepared {
             let cell = format!("{}/{backend}", prepared.operation.id);
+            let started = SystemTime::now();
             prepared.check(store, &mut self.model, &cell)?;
-            let mut group = self.runner.criterion.benchmark_group(&prepared.operation.id);
+            let mut group = self
+                .runner
+                .criterion
+                .benchmark_group(&prepared.operation.id);
             group
                 .sample_size(sampling.samples)
                 .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds))
@@ -180,9 +374,21 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
                     spec::SamplingMode::Linear => SamplingMode::Linear,
                     spec::SamplingMode::Flat => SamplingMode::Flat,
                 });
-            group.bench_function(backend, |b| b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum()));
+            group.bench_function(backend, |b| {
+                b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum())
+            });
             group.finish();
             harness::verify(store, &mut self.model, &cell, reaches)?;
+            if let Some((median, sd)) =
+                estimate(self.runner.output, &prepared.operation.id, backend, started)?
+            {
+                self.runner.measured.push(bencher_line(
+                    &prepared.operation.id,
+                    backend,
+                    median,
+                    sd,
+                ));
+            }
         }
         self.runner.done.push(backend.to_string());
         Ok(())
@@ -191,5 +397,11 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
 
 fn describe(text: &str, runner: &Runner<'_>) -> String {
     let symbols = runner.spec.sizes.iter().zip(runner.sizes);
-    format!("{text} ({})", symbols.map(|(s, v)| format!("{}={v}", s.symbol)).collect::<Vec<_>>().join(", "))
+    format!(
+        "{text} ({})",
+        symbols
+            .map(|(s, v)| format!("{}={v}", s.symbol))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

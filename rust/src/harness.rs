@@ -29,7 +29,8 @@ pub struct Prepared<'a, R> {
 
 /// Builds requests from spec work, naming the operation in errors.
 pub fn requests<R: Request>(work: &Work, sizes: &[u64], what: &str) -> anyhow::Result<Vec<R>> {
-    work.requests(sizes, R::build).map_err(|e| anyhow!("{what}: {e}"))
+    work.requests(sizes, R::build)
+        .map_err(|e| anyhow!("{what}: {e}"))
 }
 
 impl<'a, R: Request> Prepared<'a, R> {
@@ -39,13 +40,24 @@ impl<'a, R: Request> Prepared<'a, R> {
             Some(undo) => requests(undo, sizes, &what)?,
             None => Vec::new(),
         };
-        let ids = operation.expected.ids.values(sizes).map_err(|e| anyhow!("{what}: {e}"))?;
+        let ids = operation
+            .expected
+            .ids
+            .values(sizes)
+            .map_err(|e| anyhow!("{what}: {e}"))?;
         Ok(Self {
             operation,
-            reaches: ids.into_iter().max().and_then(|id| u64::try_from(id).ok()).unwrap_or(0),
+            reaches: ids
+                .into_iter()
+                .max()
+                .and_then(|id| u64::try_from(id).ok())
+                .unwrap_or(0),
             work: requests(&operation.work, sizes, &what)?,
             undo,
-            expected: operation.expected.tally(sizes).map_err(|e| anyhow!("{what}: {e}"))?,
+            expected: operation
+                .expected
+                .tally(sizes)
+                .map_err(|e| anyhow!("{what}: {e}"))?,
         })
     }
 
@@ -54,7 +66,9 @@ impl<'a, R: Request> Prepared<'a, R> {
     pub fn measure(&self, store: &mut impl Store<R>, cell: &str) -> Duration {
         let mut tally = Tally::default();
         let start = Instant::now();
-        let result = store.run(&self.work, |found| tally.add(R::id(&std::hint::black_box(found))));
+        let result = store.run(&self.work, |found| {
+            tally.add(R::id(&std::hint::black_box(found)))
+        });
         let elapsed = start.elapsed();
         if let Err(e) = result {
             panic!("{cell}: {e:#}");
@@ -71,15 +85,26 @@ impl<'a, R: Request> Prepared<'a, R> {
     /// The checked iteration before measuring: the model runs the work first (refusing anything
     /// that would corrupt doublets, and proving the spec's expected result), then the store must
     /// report exactly what the model reported; both are undone.
-    pub fn check<M: Model<R>>(&self, store: &mut impl Store<R>, model: &mut M, cell: &str) -> anyhow::Result<()> {
-        let want = run(model, &self.work).map_err(|e| anyhow!("{cell}: the model refuses the work: {e:#}"))?;
+    pub fn check<M: Model<R>>(
+        &self,
+        store: &mut impl Store<R>,
+        model: &mut M,
+        cell: &str,
+    ) -> anyhow::Result<()> {
+        let want = run(model, &self.work)
+            .map_err(|e| anyhow!("{cell}: the model refuses the work: {e:#}"))?;
         let model_tally = tally::<R>(&want);
         if model_tally != self.expected {
             bail!("{cell}: the spec expects {}, but the model reports {model_tally}: the spec is wrong", self.expected);
         }
         let got = run(store, &self.work).map_err(|e| anyhow!("{cell}: {e:#}"))?;
         if got != want {
-            bail!("{cell}: expected {}, found {}{}", self.expected, tally::<R>(&got), first_difference(&want, &got));
+            bail!(
+                "{cell}: expected {}, found {}{}",
+                self.expected,
+                tally::<R>(&got),
+                first_difference(&want, &got)
+            );
         }
         run(model, &self.undo).map_err(|e| anyhow!("{cell}: the model refuses the undo: {e:#}"))?;
         run(store, &self.undo).map_err(|e| anyhow!("{cell}: undo failed: {e:#}"))?;
@@ -130,7 +155,9 @@ pub fn load<R: Request, M: Model<R>>(
 ) -> anyhow::Result<Duration> {
     let mut loaded = Tally::default();
     let start = Instant::now();
-    store.load(background, |f| loaded.add(R::id(&f))).map_err(|e| anyhow!("{name}: loading the background: {e:#}"))?;
+    store
+        .load(background, |f| loaded.add(R::id(&f)))
+        .map_err(|e| anyhow!("{name}: loading the background: {e:#}"))?;
     let elapsed = start.elapsed();
     if loaded != expected {
         bail!("{name}: loading the background reported {loaded}, expected {expected}");
@@ -141,10 +168,16 @@ pub fn load<R: Request, M: Model<R>>(
 
 /// Checks that `store` holds exactly what the model holds: every probe of the model's state gives
 /// the same answer (probes only read, so the model is unchanged). Probes go in chunks, so a pipelined store answers quickly.
-pub fn verify<R: Request, M: Model<R>>(store: &mut impl Store<R>, model: &mut M, name: &str, up_to: u64) -> anyhow::Result<()> {
+pub fn verify<R: Request, M: Model<R>>(
+    store: &mut impl Store<R>,
+    model: &mut M,
+    name: &str,
+    up_to: u64,
+) -> anyhow::Result<()> {
     for chunk in model.probes(up_to).chunks(CHUNK) {
         let want = run(model, chunk)?;
-        let got = checked(store, chunk).map_err(|e| anyhow!("{name}: checking the background: {e:#}"))?;
+        let got =
+            checked(store, chunk).map_err(|e| anyhow!("{name}: checking the background: {e:#}"))?;
         if got != want {
             // Name the first probe that differs; probes only read, so they can run again.
             for probe in chunk {
@@ -159,7 +192,10 @@ pub fn verify<R: Request, M: Model<R>>(store: &mut impl Store<R>, model: &mut M,
                     );
                 }
             }
-            bail!("{name}: the background is damaged: {}", first_difference(&want, &got));
+            bail!(
+                "{name}: the background is damaged: {}",
+                first_difference(&want, &got)
+            );
         }
     }
     Ok(())

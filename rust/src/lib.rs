@@ -9,11 +9,15 @@
 //! - [`redis_store`]: Redis in its three modes (one round trip each, MULTI/EXEC, pipeline).
 //! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run may empty.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
+//! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
+//! - [`provenance`]: the conditions a run measured under.
 
 pub mod harness;
 pub mod links;
+pub mod provenance;
 pub mod redis_server;
 pub mod redis_store;
+pub mod results;
 pub mod spec;
 pub mod store;
 pub mod typical;
@@ -24,7 +28,9 @@ use store::Request;
 
 /// The spec file of this checkout.
 pub fn spec_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(spec::SPEC_PATH)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(spec::SPEC_PATH)
 }
 
 /// Checks a request against the suite that will run it: the suites this crate knows.
@@ -32,7 +38,9 @@ pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<()
     match suite {
         "links" => links::LinkRequest::build(verb, args).map(drop),
         "typical" => typical::UsageRequest::build(verb, args).map(drop),
-        _ => Err(format!("no store implements the suite \"{suite}\" (known: links, typical)")),
+        _ => Err(format!(
+            "no store implements the suite \"{suite}\" (known: links, typical)"
+        )),
     }
 }
 

@@ -29,7 +29,8 @@ impl DisposableServer {
         let mut last_error = None;
         // A free port can be taken between picking and binding it: try a few.
         for _ in 0..5 {
-            let port = portpicker::pick_unused_port().context("no free loopback port for redis-server")?;
+            let port =
+                portpicker::pick_unused_port().context("no free loopback port for redis-server")?;
             match Self::start_on(port) {
                 Ok(server) => return Ok(server),
                 Err(e) => last_error = Some(e),
@@ -41,7 +42,16 @@ impl DisposableServer {
     fn start_on(port: u16) -> anyhow::Result<Self> {
         let mut command = Command::new("redis-server");
         command
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .args(["--daemonize", "no", "--loglevel", "warning"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -60,7 +70,10 @@ impl DisposableServer {
                 "cannot start redis-server ({e}): install it (Debian/Ubuntu: apt-get install -y redis-server) or set REDIS_URL"
             )
         })?;
-        let mut server = Self { child, url: format!("redis://127.0.0.1:{port}/0") };
+        let mut server = Self {
+            child,
+            url: format!("redis://127.0.0.1:{port}/0"),
+        };
         let started = Instant::now();
         loop {
             if let Some(status) = server.child.try_wait()? {
@@ -68,7 +81,10 @@ impl DisposableServer {
                 if let Some(mut pipe) = server.child.stderr.take() {
                     std::io::Read::read_to_string(&mut pipe, &mut stderr).ok();
                 }
-                bail!("redis-server on port {port} exited with {status}: {}", stderr.trim());
+                bail!(
+                    "redis-server on port {port} exited with {status}: {}",
+                    stderr.trim()
+                );
             }
             if Client::open(server.url.as_str())?.get_connection().is_ok() {
                 return Ok(server);
@@ -114,8 +130,13 @@ impl Server {
                 (server.url.clone(), Some(server))
             }
         };
-        let client = Client::open(url.as_str()).with_context(|| format!("REDIS_URL={url} is not a Redis URL"))?;
-        Ok(Self { url, disposable, client })
+        let client = Client::open(url.as_str())
+            .with_context(|| format!("REDIS_URL={url} is not a Redis URL"))?;
+        Ok(Self {
+            url,
+            disposable,
+            client,
+        })
     }
 
     pub fn from_env() -> anyhow::Result<Self> {
@@ -123,13 +144,20 @@ impl Server {
     }
 
     pub fn connect(&self) -> anyhow::Result<Connection> {
-        self.client.get_connection().with_context(|| format!("cannot connect to Redis at {}", self.url))
+        self.client
+            .get_connection()
+            .with_context(|| format!("cannot connect to Redis at {}", self.url))
     }
 
     /// "Redis 7.0.15", from INFO server.
     pub fn version(&self) -> anyhow::Result<String> {
-        let info: String = redis::cmd("INFO").arg("server").query(&mut self.connect()?)?;
-        let version = info.lines().find_map(|l| l.strip_prefix("redis_version:")).unwrap_or("unknown");
+        let info: String = redis::cmd("INFO")
+            .arg("server")
+            .query(&mut self.connect()?)?;
+        let version = info
+            .lines()
+            .find_map(|l| l.strip_prefix("redis_version:"))
+            .unwrap_or("unknown");
         Ok(format!("Redis {}", version.trim()))
     }
 
@@ -148,7 +176,12 @@ impl Server {
         }
         redis::cmd("FLUSHDB").exec(&mut con)?;
         redis::cmd("SET").arg(OWNER_KEY).arg(1).exec(&mut con)?;
-        redis::cmd("FUNCTION").arg("LOAD").arg("REPLACE").arg(LIBRARY).exec(&mut con).context("loading redis/links.lua")?;
+        redis::cmd("FUNCTION")
+            .arg("LOAD")
+            .arg("REPLACE")
+            .arg(LIBRARY)
+            .exec(&mut con)
+            .context("loading redis/links.lua")?;
         Ok(con)
     }
 }

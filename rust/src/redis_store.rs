@@ -49,7 +49,11 @@ pub trait RedisRequest: Request {
     fn decode(&self, reply: Value, found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()>;
 
     /// Loads background data; the default pipelines the requests in chunks.
-    fn load(con: &mut Connection, batch: &[Self], found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()> {
+    fn load(
+        con: &mut Connection,
+        batch: &[Self],
+        found: &mut impl FnMut(Self::Found),
+    ) -> anyhow::Result<()> {
         for chunk in batch.chunks(CHUNK) {
             run_pipelined(con, chunk, false, found)?;
         }
@@ -69,7 +73,10 @@ impl<R: RedisRequest> Store<R> for RedisStore {
         match self.mode {
             Mode::NonTransaction => {
                 for request in batch {
-                    let reply = request.command().query(&mut self.con).with_context(|| format!("{request:?}"))?;
+                    let reply = request
+                        .command()
+                        .query(&mut self.con)
+                        .with_context(|| format!("{request:?}"))?;
                     request.decode(reply, &mut found)?;
                 }
                 Ok(())
@@ -131,7 +138,12 @@ fn text_number(bytes: &[u8]) -> anyhow::Result<u64> {
     std::str::from_utf8(bytes)
         .ok()
         .and_then(|s| s.parse().ok())
-        .with_context(|| format!("expected a number, got {:?}", String::from_utf8_lossy(bytes)))
+        .with_context(|| {
+            format!(
+                "expected a number, got {:?}",
+                String::from_utf8_lossy(bytes)
+            )
+        })
 }
 
 /// The elements of an array, set or (flattened) map reply.

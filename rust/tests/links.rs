@@ -14,7 +14,11 @@ use redis_vs_doublets::{
     store::Store,
 };
 
-const ANY: Query = Query { id: None, source: None, target: None };
+const ANY: Query = Query {
+    id: None,
+    source: None,
+    target: None,
+};
 
 /// What a test does to a store, given as choices the current model turns into valid requests.
 #[derive(Clone, Debug)]
@@ -68,17 +72,34 @@ fn request(model: &LinksModel, action: &Action) -> Option<LinkRequest> {
             let (id, source, target) = (pick(a)?, pick(b)?, pick(c)?);
             fresh(source, target).then_some(LinkRequest::Update { id, source, target })?
         }
-        Action::Reset(a) => LinkRequest::Update { id: pick(a)?, source: 0, target: 0 },
+        Action::Reset(a) => LinkRequest::Update {
+            id: pick(a)?,
+            source: 0,
+            target: 0,
+        },
         Action::Delete(a) => LinkRequest::Delete { id: pick(a)? },
-        Action::Identity(a) => LinkRequest::Each(Query { id: Some(probe(a)), ..ANY }),
-        Action::Outgoing(a) => LinkRequest::Each(Query { source: Some(probe(a)), ..ANY }),
-        Action::Incoming(a) => LinkRequest::Each(Query { target: Some(probe(a)), ..ANY }),
+        Action::Identity(a) => LinkRequest::Each(Query {
+            id: Some(probe(a)),
+            ..ANY
+        }),
+        Action::Outgoing(a) => LinkRequest::Each(Query {
+            source: Some(probe(a)),
+            ..ANY
+        }),
+        Action::Incoming(a) => LinkRequest::Each(Query {
+            target: Some(probe(a)),
+            ..ANY
+        }),
         Action::Concrete(a) => {
             let link = model.get(pick(a)?)?;
             if link.source == 0 {
                 return None;
             }
-            LinkRequest::Each(Query { source: Some(link.source), target: Some(link.target), ..ANY })
+            LinkRequest::Each(Query {
+                source: Some(link.source),
+                target: Some(link.target),
+                ..ANY
+            })
         }
         Action::All => LinkRequest::Each(ANY),
     })
@@ -108,7 +129,9 @@ fn redis_matches_the_model_in_every_mode() {
     for mode in Mode::ALL {
         let mut runner = proptest::test_runner::TestRunner::new(config());
         runner
-            .run(&workloads(), |batches| common::replay(&mut common::redis(&server, mode), &batches, request))
+            .run(&workloads(), |batches| {
+                common::replay(&mut common::redis(&server, mode), &batches, request)
+            })
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
     }
 }
@@ -119,7 +142,8 @@ const SIZES: [u64; 2] = [60, 12];
 fn load_background(store: &mut impl Store<LinkRequest>, name: &str) -> LinksModel {
     let spec = load_spec().unwrap();
     let suite = spec.suite("links").unwrap();
-    let background: Vec<LinkRequest> = harness::requests(&suite.background, &SIZES, "background").unwrap();
+    let background: Vec<LinkRequest> =
+        harness::requests(&suite.background, &SIZES, "background").unwrap();
     let mut model = LinksModel::default();
     model.run(&background, |_| {}).unwrap();
     let expected = suite.background_expected.tally(&SIZES).unwrap();
@@ -128,7 +152,11 @@ fn load_background(store: &mut impl Store<LinkRequest>, name: &str) -> LinksMode
 }
 
 /// Runs every operation's checked iteration and a measured one, and checks the background after.
-fn every_operation_is_undone(store: &mut impl Store<LinkRequest>, model: &mut LinksModel, name: &str) {
+fn every_operation_is_undone(
+    store: &mut impl Store<LinkRequest>,
+    model: &mut LinksModel,
+    name: &str,
+) {
     let spec = load_spec().unwrap();
     for operation in &spec.suite("links").unwrap().operations {
         let prepared: Prepared<'_, LinkRequest> = Prepared::new(operation, &SIZES).unwrap();
@@ -171,11 +199,19 @@ impl<S: Store<LinkRequest>> Store<LinkRequest> for Forgetful<S> {
     fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
         for request in batch {
             let mut reported = Vec::new();
-            self.inner.run(std::slice::from_ref(request), |l| reported.push(l))?;
+            self.inner
+                .run(std::slice::from_ref(request), |l| reported.push(l))?;
             if *request == LinkRequest::CreatePoint {
                 self.created += 1;
                 if self.created % 5 == 0 {
-                    self.inner.run(&[LinkRequest::Update { id: reported[0].id, source: 0, target: 0 }], |_| {})?;
+                    self.inner.run(
+                        &[LinkRequest::Update {
+                            id: reported[0].id,
+                            source: 0,
+                            target: 0,
+                        }],
+                        |_| {},
+                    )?;
                 }
             }
             reported.into_iter().for_each(&mut found);
@@ -194,36 +230,73 @@ fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
 #[test]
 fn a_store_that_loses_links_fails_the_load() {
     let (background, mut model) = loaded_model(20);
-    let mut store = Forgetful { inner: links::united_store().unwrap(), created: 0 };
-    let tally = redis_vs_doublets::spec::Tally { count: 20, sum: 210 };
-    let error = harness::load(&mut store, &mut model, &background, tally, "forgetful").unwrap_err().to_string();
-    assert!(error.contains("forgetful: the background is damaged") && error.contains("missing Link { id: 5, source: 5, target: 5 }"), "{error}");
+    let mut store = Forgetful {
+        inner: links::united_store().unwrap(),
+        created: 0,
+    };
+    let tally = redis_vs_doublets::spec::Tally {
+        count: 20,
+        sum: 210,
+    };
+    let error = harness::load(&mut store, &mut model, &background, tally, "forgetful")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("forgetful: the background is damaged")
+            && error.contains("missing Link { id: 5, source: 5, target: 5 }"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_store_that_loses_links_fails_the_checked_iteration() {
     let spec = load_spec().unwrap();
-    let delete = spec.suite("links").unwrap().operations.iter().find(|o| o.id == "delete").unwrap();
+    let delete = spec
+        .suite("links")
+        .unwrap()
+        .operations
+        .iter()
+        .find(|o| o.id == "delete")
+        .unwrap();
     let prepared: Prepared<'_, LinkRequest> = Prepared::new(delete, &[10, 10]).unwrap();
     let (background, mut model) = loaded_model(10);
-    let mut store = Forgetful { inner: links::split_store().unwrap(), created: 0 };
+    let mut store = Forgetful {
+        inner: links::split_store().unwrap(),
+        created: 0,
+    };
     store.inner.run(&background, |_| {}).unwrap();
     // The undo reports all ten links created again, but two of them are gone: the check after it fails.
-    prepared.check(&mut store, &mut model, "delete/forgetful").unwrap();
-    let error = harness::verify(&mut store, &mut model, "delete/forgetful", 20).unwrap_err().to_string();
-    assert!(error.contains("delete/forgetful: the background is damaged"), "{error}");
+    prepared
+        .check(&mut store, &mut model, "delete/forgetful")
+        .unwrap();
+    let error = harness::verify(&mut store, &mut model, "delete/forgetful", 20)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("delete/forgetful: the background is damaged"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_wrong_answer_fails_the_checked_iteration() {
     let spec = load_spec().unwrap();
-    let identity = spec.suite("links").unwrap().operations.iter().find(|o| o.id == "each_identity").unwrap();
+    let identity = spec
+        .suite("links")
+        .unwrap()
+        .operations
+        .iter()
+        .find(|o| o.id == "each_identity")
+        .unwrap();
     let prepared: Prepared<'_, LinkRequest> = Prepared::new(identity, &[10, 5]).unwrap();
     let (background, mut model) = loaded_model(10);
     let mut store = links::united_store().unwrap();
     store.run(&background, |_| {}).unwrap();
     store.run(&[LinkRequest::Delete { id: 3 }], |_| {}).unwrap();
-    let error = prepared.check(&mut store, &mut model, "each_identity/united").unwrap_err().to_string();
+    let error = prepared
+        .check(&mut store, &mut model, "each_identity/united")
+        .unwrap_err()
+        .to_string();
     assert_eq!(error, "each_identity/united: expected 5 ids summing to 15, found 4 ids summing to 12 (missing Link { id: 3, source: 3, target: 3 })");
 }
 
@@ -232,11 +305,24 @@ fn a_stale_redis_index_entry_is_caught() {
     let server = Server::new(None).unwrap();
     let mut store = common::redis(&server, Mode::Pipeline);
     let (background, mut model) = loaded_model(30);
-    let tally = redis_vs_doublets::spec::Tally { count: 30, sum: 465 };
+    let tally = redis_vs_doublets::spec::Tally {
+        count: 30,
+        sum: 465,
+    };
     harness::load(&mut store, &mut model, &background, tally, "redis").unwrap();
-    redis::cmd("HSET").arg("out:7").arg(31).arg(9).exec(&mut store.con).unwrap();
-    let error = harness::verify(&mut store, &mut model, "redis", 0).unwrap_err().to_string();
-    assert!(error.contains("source: Some(7)") && error.contains("id: 31"), "{error}");
+    redis::cmd("HSET")
+        .arg("out:7")
+        .arg(31)
+        .arg(9)
+        .exec(&mut store.con)
+        .unwrap();
+    let error = harness::verify(&mut store, &mut model, "redis", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("source: Some(7)") && error.contains("id: 31"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -244,15 +330,32 @@ fn redis_functions_check_arguments_before_writing() {
     let server = Server::new(None).unwrap();
     let mut con = server.claim(false).unwrap();
     let fcall = |con: &mut redis::Connection, args: &[&str]| -> Result<redis::Value, String> {
-        redis::cmd("FCALL").arg(args[0]).arg(0).arg(&args[1..]).query(con).map_err(|e| e.to_string())
+        redis::cmd("FCALL")
+            .arg(args[0])
+            .arg(0)
+            .arg(&args[1..])
+            .query(con)
+            .map_err(|e| e.to_string())
     };
-    assert_eq!(fcall(&mut con, &["links_create_point"]), Ok(redis::Value::Int(1)));
+    assert_eq!(
+        fcall(&mut con, &["links_create_point"]),
+        Ok(redis::Value::Int(1))
+    );
     let refused = [
-        (&["links_update", "1", "2:3", "4"][..], "source must be a whole number"),
+        (
+            &["links_update", "1", "2:3", "4"][..],
+            "source must be a whole number",
+        ),
         (&["links_update", "1", "5"], "target is missing"),
         (&["links_update", "9", "1", "1"], "link 9 does not exist"),
-        (&["links_create", "01", "1"], "source must be a whole number"),
-        (&["links_create", "18446744073709551616", "1"], "source must be a whole number"),
+        (
+            &["links_create", "01", "1"],
+            "source must be a whole number",
+        ),
+        (
+            &["links_create", "18446744073709551616", "1"],
+            "source must be a whole number",
+        ),
         (&["links_delete", "-1"], "id must be a whole number"),
         (&["links_create_points", "0"], "count must be from 1"),
     ];
@@ -264,7 +367,10 @@ fn redis_functions_check_arguments_before_writing() {
     let links: Vec<String> = redis::cmd("HGETALL").arg("links").query(&mut con).unwrap();
     assert_eq!(links, ["1", "1:1"]);
     let keys: u64 = redis::cmd("DBSIZE").query(&mut con).unwrap();
-    assert_eq!(keys, 6, "links, out:1, in:1, pair:1:1, links:allocated and the owner mark");
+    assert_eq!(
+        keys, 6,
+        "links, out:1, in:1, pair:1:1, links:allocated and the owner mark"
+    );
 }
 
 #[test]
@@ -272,14 +378,29 @@ fn a_foreign_database_is_refused_unless_allowed() {
     let disposable = Server::new(None).unwrap();
     let foreign = Server::new(Some(disposable.url.clone())).unwrap();
     let mut con = foreign.connect().unwrap();
-    redis::cmd("SET").arg("someone:else").arg("data").exec(&mut con).unwrap();
+    redis::cmd("SET")
+        .arg("someone:else")
+        .arg("data")
+        .exec(&mut con)
+        .unwrap();
     let error = foreign.claim(false).err().unwrap().to_string();
-    assert!(error.contains("holds 1 keys this benchmark did not write") && error.contains("BENCHMARK_ALLOW_FLUSH=1"), "{error}");
-    let still: bool = redis::cmd("EXISTS").arg("someone:else").query(&mut con).unwrap();
+    assert!(
+        error.contains("holds 1 keys this benchmark did not write")
+            && error.contains("BENCHMARK_ALLOW_FLUSH=1"),
+        "{error}"
+    );
+    let still: bool = redis::cmd("EXISTS")
+        .arg("someone:else")
+        .query(&mut con)
+        .unwrap();
     assert!(still, "a refused database is left as it was");
     foreign.claim(true).unwrap();
     // Once emptied by this project, the database is its own: a later run may empty it again.
-    redis::cmd("SET").arg("links").arg("x").exec(&mut con).unwrap();
+    redis::cmd("SET")
+        .arg("links")
+        .arg("x")
+        .exec(&mut con)
+        .unwrap();
     foreign.claim(false).unwrap();
 }
 
@@ -289,5 +410,8 @@ fn a_disposable_server_stops_when_dropped() {
     let url = server.url.clone();
     server.connect().unwrap();
     drop(server);
-    assert!(redis::Client::open(url.as_str()).unwrap().get_connection().is_err());
+    assert!(redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .is_err());
 }

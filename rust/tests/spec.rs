@@ -4,8 +4,8 @@ use redis_vs_doublets::{check_request, load_spec, spec::Spec};
 
 const MINIMAL: &str = r#"
 sizes:
-  - { symbol: B, env: TEST_B, default: 10, min: 1, description: { en: b, ru: б } }
-  - { symbol: N, env: TEST_N, default: 2, min: 1, max: B, description: { en: n, ru: н } }
+  - { symbol: B, key: background_links, env: TEST_B, default: 10, min: 1, description: { en: b, ru: б } }
+  - { symbol: N, key: operations, env: TEST_N, default: 2, min: 1, max: B, description: { en: n, ru: н } }
 families:
   - { id: doublets, env_value: doublets, sampling: { mode: linear, samples: 10, warm_up_seconds: 1, measurement_seconds: 2 } }
 family_env: TEST_FAMILY
@@ -42,7 +42,16 @@ fn the_real_spec_loads_with_every_operation() {
     let names: Vec<_> = links.operations.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(
         names,
-        ["Create", "Update", "Delete", "Each All", "Each Identity", "Each Concrete", "Each Outgoing", "Each Incoming"]
+        [
+            "Create",
+            "Update",
+            "Delete",
+            "Each All",
+            "Each Identity",
+            "Each Concrete",
+            "Each Outgoing",
+            "Each Incoming"
+        ]
     );
     assert_eq!(links.backends.len(), 5);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
@@ -58,7 +67,10 @@ fn minimal_spec_resolves_expected_results() {
 
 #[test]
 fn error_unknown_field_names_line_and_column() {
-    let e = error_of("    name: { en: Links", "    title: x\n    name: { en: Links");
+    let e = error_of(
+        "    name: { en: Links",
+        "    title: x\n    name: { en: Links",
+    );
     assert!(e.starts_with("test.yaml:"), "{e}");
     assert!(e.contains("title"), "{e}");
     assert!(e.contains("line 12 column 5"), "{e}");
@@ -72,13 +84,19 @@ fn error_wrong_type() {
 
 #[test]
 fn error_duplicate_key() {
-    let e = error_of("        name: Create", "        name: Create\n        name: Again");
+    let e = error_of(
+        "        name: Create",
+        "        name: Create\n        name: Again",
+    );
     assert!(e.to_lowercase().contains("duplicate"), "{e}");
 }
 
 #[test]
 fn error_unknown_request() {
-    let e = error_of("do: [create_point]\n        expected", "do: [create_many]\n        expected");
+    let e = error_of(
+        "do: [create_point]\n        expected",
+        "do: [create_many]\n        expected",
+    );
     assert!(e.starts_with("test.yaml:20:14:"), "{e}");
     assert!(e.contains("unknown request \"create_many\""), "{e}");
 }
@@ -86,14 +104,23 @@ fn error_unknown_request() {
 #[test]
 fn error_unknown_suite() {
     let e = error_of("  - id: links", "  - id: graphs");
-    assert!(e.contains("no store implements the suite \"graphs\""), "{e}");
+    assert!(
+        e.contains("no store implements the suite \"graphs\""),
+        "{e}"
+    );
 }
 
 #[test]
 fn error_duplicate_operation() {
     let extra = "        undo: { for: B+N down to B+1, do: [delete i] }\n      - id: create\n        name: Again\n        description: { en: c, ru: с }\n        do: [each * * *]\n        expected: { ids: 1 to B }\n";
-    let e = error_of("        undo: { for: B+N down to B+1, do: [delete i] }\n", extra);
-    assert!(e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:23:13:"), "{e}");
+    let e = error_of(
+        "        undo: { for: B+N down to B+1, do: [delete i] }\n",
+        extra,
+    );
+    assert!(
+        e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:23:13:"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -106,22 +133,51 @@ fn error_bad_expression_and_range() {
 
 #[test]
 fn error_unknown_backend_and_family() {
-    assert!(error_of("backends: [Doublets_United_Volatile]", "backends: [Doublets_Other]").contains("unknown backend"));
-    assert!(error_of("family: doublets, description", "family: cassandra, description").contains("unknown family"));
+    assert!(error_of(
+        "backends: [Doublets_United_Volatile]",
+        "backends: [Doublets_Other]"
+    )
+    .contains("unknown backend"));
+    assert!(error_of(
+        "family: doublets, description",
+        "family: cassandra, description"
+    )
+    .contains("unknown family"));
 }
 
 #[test]
 fn sizes_come_from_the_environment_with_clear_errors() {
     let spec = parse(MINIMAL).unwrap();
     let env = |pairs: &'static [(&'static str, &'static str)]| {
-        move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
     };
     assert_eq!(spec.sizes_from(env(&[])).unwrap(), vec![10, 2]);
-    assert_eq!(spec.sizes_from(env(&[("TEST_B", "1_000"), ("TEST_N", "1000")])).unwrap(), vec![1000, 1000]);
+    assert_eq!(
+        spec.sizes_from(env(&[("TEST_B", "1_000"), ("TEST_N", "1000")]))
+            .unwrap(),
+        vec![1000, 1000]
+    );
     let e = spec.sizes_from(env(&[("TEST_N", "11")])).unwrap_err();
     assert!(e.contains("TEST_N=11 is more than B = 10"), "{e}");
-    assert!(spec.sizes_from(env(&[("TEST_B", "lots")])).unwrap_err().contains("TEST_B=\"lots\" is not a whole number"));
-    assert!(spec.sizes_from(env(&[("TEST_B", "0")])).unwrap_err().contains("below its minimum"));
-    assert!(spec.families_from(Some("redis".into())).unwrap_err().contains("TEST_FAMILY=\"redis\" is not one of doublets"));
-    assert_eq!(spec.families_from(Some("doublets".into())).unwrap().len(), 1);
+    assert!(spec
+        .sizes_from(env(&[("TEST_B", "lots")]))
+        .unwrap_err()
+        .contains("TEST_B=\"lots\" is not a whole number"));
+    assert!(spec
+        .sizes_from(env(&[("TEST_B", "0")]))
+        .unwrap_err()
+        .contains("below its minimum"));
+    assert!(spec
+        .families_from(Some("redis".into()))
+        .unwrap_err()
+        .contains("TEST_FAMILY=\"redis\" is not one of doublets"));
+    assert_eq!(
+        spec.families_from(Some("doublets".into())).unwrap().len(),
+        1
+    );
 }

@@ -75,26 +75,43 @@ fn redis_matches_the_model_in_every_mode() {
     for mode in Mode::ALL {
         let mut runner = proptest::test_runner::TestRunner::new(config());
         runner
-            .run(&workloads(), |batches| common::replay(&mut common::redis(&server, mode), &batches, valid))
+            .run(&workloads(), |batches| {
+                common::replay(&mut common::redis(&server, mode), &batches, valid)
+            })
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
     }
 }
 
 /// Runs the same requests on every store, one at a time, and returns what each reported.
-fn on_every_store(requests: &[UsageRequest], check: impl Fn(&str, Vec<anyhow::Result<Vec<Entry>>>)) {
-    let mut one = |store: &mut dyn FnMut(&UsageRequest) -> anyhow::Result<Vec<Entry>>| -> Vec<_> {
+fn on_every_store(
+    requests: &[UsageRequest],
+    check: impl Fn(&str, Vec<anyhow::Result<Vec<Entry>>>),
+) {
+    let one = |store: &mut dyn FnMut(&UsageRequest) -> anyhow::Result<Vec<Entry>>| -> Vec<_> {
         requests.iter().map(|r| store(r)).collect()
     };
     let mut model = UsageModel::default();
-    check("model", one(&mut |r| harness::run(&mut model, std::slice::from_ref(r))));
+    check(
+        "model",
+        one(&mut |r| harness::run(&mut model, std::slice::from_ref(r))),
+    );
     let mut united = typical::united_store().unwrap();
-    check("united", one(&mut |r| harness::run(&mut united, std::slice::from_ref(r))));
+    check(
+        "united",
+        one(&mut |r| harness::run(&mut united, std::slice::from_ref(r))),
+    );
     let mut split = typical::split_store().unwrap();
-    check("split", one(&mut |r| harness::run(&mut split, std::slice::from_ref(r))));
+    check(
+        "split",
+        one(&mut |r| harness::run(&mut split, std::slice::from_ref(r))),
+    );
     let server = Server::new(None).unwrap();
     for mode in Mode::ALL {
         let mut redis = common::redis(&server, mode);
-        check(mode.backend(), one(&mut |r| harness::run(&mut redis, std::slice::from_ref(r))));
+        check(
+            mode.backend(),
+            one(&mut |r| harness::run(&mut redis, std::slice::from_ref(r))),
+        );
     }
 }
 
@@ -105,7 +122,24 @@ fn values(result: &anyhow::Result<Vec<Entry>>) -> Vec<u64> {
 #[test]
 fn the_queue_keeps_its_order_through_mixed_pushes_and_pops() {
     use UsageRequest::*;
-    let requests = [LPop, RPop, RPush(1), RPush(2), LPush(3), RPush(4), LPop, RPop, RPush(5), LPush(6), Queue, LPop, LPop, LPop, LPop, Queue];
+    let requests = [
+        LPop,
+        RPop,
+        RPush(1),
+        RPush(2),
+        LPush(3),
+        RPush(4),
+        LPop,
+        RPop,
+        RPush(5),
+        LPush(6),
+        Queue,
+        LPop,
+        LPop,
+        LPop,
+        LPop,
+        Queue,
+    ];
     on_every_store(&requests, |store, results| {
         let got: Vec<Vec<u64>> = results.iter().map(values).collect();
         let empty = Vec::<u64>::new;
@@ -113,9 +147,22 @@ fn the_queue_keeps_its_order_through_mixed_pushes_and_pops() {
         assert_eq!(got[1], empty(), "{store}: RPOP of an empty queue");
         assert_eq!(got[6], [3], "{store}: LPOP after LPUSH 3");
         assert_eq!(got[7], [4], "{store}: RPOP after RPUSH 4");
-        let queue: Vec<(u64, u64)> = results[10].as_ref().unwrap().iter().map(|e| (e.key, e.value)).collect();
-        assert_eq!(queue, [(1, 6), (2, 1), (3, 2), (4, 5)], "{store}: the queue in order");
-        assert_eq!(got[11..15], [vec![6], vec![1], vec![2], vec![5]], "{store}: pops in order");
+        let queue: Vec<(u64, u64)> = results[10]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|e| (e.key, e.value))
+            .collect();
+        assert_eq!(
+            queue,
+            [(1, 6), (2, 1), (3, 2), (4, 5)],
+            "{store}: the queue in order"
+        );
+        assert_eq!(
+            got[11..15],
+            [vec![6], vec![1], vec![2], vec![5]],
+            "{store}: pops in order"
+        );
         assert_eq!(got[15], empty(), "{store}: the queue ends empty");
     });
 }
@@ -123,28 +170,67 @@ fn the_queue_keeps_its_order_through_mixed_pushes_and_pops() {
 #[test]
 fn missing_keys_and_members_report_nothing() {
     use UsageRequest::*;
-    let requests = [Get(7), Del(7), SRem(7), SIsMember(7), Set(7, 70), Get(7), Del(7), Get(7), Incr(7), Incr(7)];
+    let requests = [
+        Get(7),
+        Del(7),
+        SRem(7),
+        SIsMember(7),
+        Set(7, 70),
+        Get(7),
+        Del(7),
+        Get(7),
+        Incr(7),
+        Incr(7),
+    ];
     on_every_store(&requests, |store, results| {
         let got: Vec<Vec<u64>> = results.iter().map(values).collect();
-        assert_eq!(got, [vec![], vec![], vec![], vec![], vec![70], vec![70], vec![7], vec![], vec![1], vec![2]], "{store}");
+        assert_eq!(
+            got,
+            [
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![70],
+                vec![70],
+                vec![7],
+                vec![],
+                vec![1],
+                vec![2]
+            ],
+            "{store}"
+        );
     });
 }
 
 #[test]
 fn numbers_out_of_range_are_refused_before_anything_is_written() {
     use UsageRequest::*;
-    for bad in [Set(0, 1), Set(1, MAX + 1), Get(0), RPush(u64::MAX), SAdd(0), Incr(MAX + 7)] {
+    for bad in [
+        Set(0, 1),
+        Set(1, MAX + 1),
+        Get(0),
+        RPush(u64::MAX),
+        SAdd(0),
+        Incr(MAX + 7),
+    ] {
         // The bad request comes last in its batch: the good ones before it must not run either.
         let batch = [Set(1, 1), RPush(1), SAdd(1), bad];
         let mut stores_checked = 0;
-        let mut check = |name: &str, store: &mut dyn FnMut(&[UsageRequest]) -> anyhow::Result<Vec<Entry>>| {
-            let error = store(&batch).unwrap_err().to_string();
-            assert!(error.contains("is not from 1 to 9223372036854775807"), "{name}: {error}");
-            let after = store(&[Get(1), Queue, Members]).unwrap();
-            assert_eq!(after, [], "{name}: {bad:?} let earlier requests write");
-            stores_checked += 1;
-        };
-        check("model", &mut |b| harness::run(&mut UsageModel::default(), b));
+        let mut check =
+            |name: &str, store: &mut dyn FnMut(&[UsageRequest]) -> anyhow::Result<Vec<Entry>>| {
+                let error = store(&batch).unwrap_err().to_string();
+                assert!(
+                    error.contains("is not from 1 to 9223372036854775807"),
+                    "{name}: {error}"
+                );
+                let after = store(&[Get(1), Queue, Members]).unwrap();
+                assert_eq!(after, [], "{name}: {bad:?} let earlier requests write");
+                stores_checked += 1;
+            };
+        check("model", &mut |b| {
+            harness::run(&mut UsageModel::default(), b)
+        });
         let mut united = typical::united_store().unwrap();
         check("united", &mut |b| harness::run(&mut united, b));
         let mut split = typical::split_store().unwrap();
@@ -163,7 +249,11 @@ fn counters_refuse_to_overflow() {
     use UsageRequest::*;
     on_every_store(&[Set(3, MAX), Incr(3), Get(3)], |store, results| {
         assert!(results[1].is_err(), "{store}: INCR of {MAX} should fail");
-        assert_eq!(values(&results[2]), [MAX], "{store}: the counter is unchanged");
+        assert_eq!(
+            values(&results[2]),
+            [MAX],
+            "{store}: the counter is unchanged"
+        );
     });
 }
 
@@ -172,7 +262,8 @@ const SIZES: [u64; 2] = [40, 9];
 fn every_operation_is_undone(store: &mut impl Store<UsageRequest>, name: &str) {
     let spec = load_spec().unwrap();
     let suite = spec.suite("typical").unwrap();
-    let background: Vec<UsageRequest> = harness::requests(&suite.background, &SIZES, "background").unwrap();
+    let background: Vec<UsageRequest> =
+        harness::requests(&suite.background, &SIZES, "background").unwrap();
     let mut model = UsageModel::default();
     model.run(&background, |_| {}).unwrap();
     let expected = suite.background_expected.tally(&SIZES).unwrap();
@@ -184,7 +275,10 @@ fn every_operation_is_undone(store: &mut impl Store<UsageRequest>, name: &str) {
         prepared.measure(store, &cell);
         harness::verify(store, &mut model, &cell, 49).unwrap();
     }
-    assert_eq!(model.queue().collect::<Vec<_>>(), (1..=40).collect::<Vec<_>>());
+    assert_eq!(
+        model.queue().collect::<Vec<_>>(),
+        (1..=40).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -26,7 +26,8 @@ impl<S: Doublets<u64>> DoubletsLinks<S> {
 
 /// Links and their indexes in one memory block. Creating it reserves and zero-fills 64 MiB.
 pub fn united_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
-    let store = unit::Store::<u64, _>::new(Global::new()).map_err(|e| anyhow!("cannot create a united store: {e}"))?;
+    let store = unit::Store::<u64, _>::new(Global::new())
+        .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
     Ok(DoubletsLinks::new(store))
 }
 
@@ -44,11 +45,21 @@ impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
         for request in batch {
             match *request {
                 LinkRequest::CreatePoint => found(Link::point(store.create_point()?)),
-                LinkRequest::Create { source, target } => found(Link::new(store.create_link(source, target)?, source, target)),
-                LinkRequest::Update { id, source, target } => found(Link::new(store.update(id, source, target)?, source, target)),
+                LinkRequest::Create { source, target } => found(Link::new(
+                    store.create_link(source, target)?,
+                    source,
+                    target,
+                )),
+                LinkRequest::Update { id, source, target } => {
+                    found(Link::new(store.update(id, source, target)?, source, target))
+                }
                 LinkRequest::Delete { id } => found(Link::new(store.delete(id)?, 0, 0)),
                 LinkRequest::Each(q) => {
-                    let query = [q.id.unwrap_or(any), q.source.unwrap_or(any), q.target.unwrap_or(any)];
+                    let query = [
+                        q.id.unwrap_or(any),
+                        q.source.unwrap_or(any),
+                        q.target.unwrap_or(any),
+                    ];
                     store.each_by(query, |link| {
                         found(Link::new(link.index, link.source, link.target));
                         Flow::Continue

@@ -86,25 +86,49 @@ impl Request for LinkRequest {
             "delete" => 1,
             "create" => 2,
             "update" | "each" => 3,
-            _ => return Err(format!("unknown request \"{verb}\" (links: create_point, create, update, delete, each)")),
+            _ => return Err(format!(
+                "unknown request \"{verb}\" (links: create_point, create, update, delete, each)"
+            )),
         };
         if args.len() != arity {
-            return Err(format!("{verb} takes {arity} arguments, got {}", args.len()));
+            return Err(format!(
+                "{verb} takes {arity} arguments, got {}",
+                args.len()
+            ));
         }
         Ok(match verb {
             "create_point" => Self::CreatePoint,
-            "create" => Self::Create { source: value(args, 0, "a source")?, target: value(args, 1, "a target")? },
-            "update" => Self::Update { id: id(args, 0)?, source: value(args, 1, "a source")?, target: value(args, 2, "a target")? },
+            "create" => Self::Create {
+                source: value(args, 0, "a source")?,
+                target: value(args, 1, "a target")?,
+            },
+            "update" => Self::Update {
+                id: id(args, 0)?,
+                source: value(args, 1, "a source")?,
+                target: value(args, 2, "a target")?,
+            },
             "delete" => Self::Delete { id: id(args, 0)? },
             _ => {
                 let part = |k: usize| match args[k] {
                     None => Ok(None),
                     Some(_) => id(args, k).map(Some),
                 };
-                let query = Query { id: part(0)?, source: part(1)?, target: part(2)? };
+                let query = Query {
+                    id: part(0)?,
+                    source: part(1)?,
+                    target: part(2)?,
+                };
                 match (query.id, query.source, query.target) {
-                    (None, None, None) | (Some(_), None, None) | (None, Some(_), _) | (None, None, Some(_)) => {}
-                    _ => return Err("a query names an id alone, or a source and/or a target, or nothing".into()),
+                    (None, None, None)
+                    | (Some(_), None, None)
+                    | (None, Some(_), _)
+                    | (None, None, Some(_)) => {}
+                    _ => {
+                        return Err(
+                            "a query names an id alone, or a source and/or a target, or nothing"
+                                .into(),
+                        )
+                    }
                 }
                 Self::Each(query)
             }
@@ -122,15 +146,36 @@ mod tests {
 
     #[test]
     fn builds_requests_and_refuses_bad_ones() {
-        assert_eq!(LinkRequest::build("update", &[Some(3), Some(0), Some(0)]), Ok(LinkRequest::Update { id: 3, source: 0, target: 0 }));
+        assert_eq!(
+            LinkRequest::build("update", &[Some(3), Some(0), Some(0)]),
+            Ok(LinkRequest::Update {
+                id: 3,
+                source: 0,
+                target: 0
+            })
+        );
         assert_eq!(
             LinkRequest::build("each", &[None, Some(2), None]),
-            Ok(LinkRequest::Each(Query { id: None, source: Some(2), target: None }))
+            Ok(LinkRequest::Each(Query {
+                id: None,
+                source: Some(2),
+                target: None
+            }))
         );
-        assert!(LinkRequest::build("each", &[Some(1), Some(2), None]).unwrap_err().contains("a query names"));
-        assert!(LinkRequest::build("each", &[None, Some(0), None]).unwrap_err().contains("null"));
-        assert!(LinkRequest::build("delete", &[]).unwrap_err().contains("takes 1"));
-        assert!(LinkRequest::build("merge", &[]).unwrap_err().contains("unknown request"));
-        assert!(LinkRequest::build("create", &[Some(u64::MAX), Some(1)]).unwrap_err().contains("above"));
+        assert!(LinkRequest::build("each", &[Some(1), Some(2), None])
+            .unwrap_err()
+            .contains("a query names"));
+        assert!(LinkRequest::build("each", &[None, Some(0), None])
+            .unwrap_err()
+            .contains("null"));
+        assert!(LinkRequest::build("delete", &[])
+            .unwrap_err()
+            .contains("takes 1"));
+        assert!(LinkRequest::build("merge", &[])
+            .unwrap_err()
+            .contains("unknown request"));
+        assert!(LinkRequest::build("create", &[Some(u64::MAX), Some(1)])
+            .unwrap_err()
+            .contains("above"));
     }
 }

@@ -65,7 +65,10 @@ impl LinksModel {
     }
 
     fn unindex(&mut self, id: u64) -> anyhow::Result<()> {
-        let (source, target) = self.links.remove(&id).with_context(|| format!("link {id} does not exist"))?;
+        let (source, target) = self
+            .links
+            .remove(&id)
+            .with_context(|| format!("link {id} does not exist"))?;
         self.pairs.remove(&(source, target));
         self.outgoing.remove(&(source, id));
         self.incoming.remove(&(target, id));
@@ -103,8 +106,16 @@ impl LinksModel {
         let ids: Vec<u64> = match (query.id, query.source, query.target) {
             (Some(id), ..) => vec![id],
             (None, Some(s), Some(t)) => self.search(s, t).into_iter().collect(),
-            (None, Some(s), None) => self.outgoing.range((s, 0)..=(s, u64::MAX)).map(|&(_, id)| id).collect(),
-            (None, None, Some(t)) => self.incoming.range((t, 0)..=(t, u64::MAX)).map(|&(_, id)| id).collect(),
+            (None, Some(s), None) => self
+                .outgoing
+                .range((s, 0)..=(s, u64::MAX))
+                .map(|&(_, id)| id)
+                .collect(),
+            (None, None, Some(t)) => self
+                .incoming
+                .range((t, 0)..=(t, u64::MAX))
+                .map(|&(_, id)| id)
+                .collect(),
             (None, None, None) => self.links.keys().copied().collect(),
         };
         for link in ids.into_iter().filter_map(|id| self.get(id)) {
@@ -120,9 +131,13 @@ impl Store<LinkRequest> for LinksModel {
         for request in batch {
             match *request {
                 LinkRequest::CreatePoint => found(self.create(None, None)?),
-                LinkRequest::Create { source, target } => found(self.create(Some(source), Some(target))?),
+                LinkRequest::Create { source, target } => {
+                    found(self.create(Some(source), Some(target))?)
+                }
                 LinkRequest::Update { id, source, target } => {
-                    let before = self.get(id).with_context(|| format!("link {id} does not exist"))?;
+                    let before = self
+                        .get(id)
+                        .with_context(|| format!("link {id} does not exist"))?;
                     self.unindex(id)?;
                     if let Err(e) = self.index(id, source, target) {
                         self.index(id, before.source, before.target)?;
@@ -140,16 +155,33 @@ impl Store<LinkRequest> for LinksModel {
 
 impl Model<LinkRequest> for LinksModel {
     fn probes(&self, up_to: u64) -> Vec<LinkRequest> {
-        let any = Query { id: None, source: None, target: None };
+        let any = Query {
+            id: None,
+            source: None,
+            target: None,
+        };
         let mut probes = vec![LinkRequest::Each(any)];
         for id in 1..=self.allocated.max(up_to) {
-            probes.push(LinkRequest::Each(Query { id: Some(id), ..any }));
-            probes.push(LinkRequest::Each(Query { source: Some(id), ..any }));
-            probes.push(LinkRequest::Each(Query { target: Some(id), ..any }));
+            probes.push(LinkRequest::Each(Query {
+                id: Some(id),
+                ..any
+            }));
+            probes.push(LinkRequest::Each(Query {
+                source: Some(id),
+                ..any
+            }));
+            probes.push(LinkRequest::Each(Query {
+                target: Some(id),
+                ..any
+            }));
         }
         for link in self.links() {
             if link.source != 0 && link.target != 0 {
-                probes.push(LinkRequest::Each(Query { source: Some(link.source), target: Some(link.target), ..any }));
+                probes.push(LinkRequest::Each(Query {
+                    source: Some(link.source),
+                    target: Some(link.target),
+                    ..any
+                }));
             }
         }
         probes
@@ -176,13 +208,25 @@ mod tests {
         run(&mut m, LinkRequest::Delete { id: 3 }).unwrap();
         run(&mut m, LinkRequest::Delete { id: 5 }).unwrap();
         // 5 was the highest: the range shrinks to 4; 3 is reused first, then 2, then 5.
-        assert_eq!(run(&mut m, LinkRequest::CreatePoint).unwrap(), vec![Link::point(3)]);
-        assert_eq!(run(&mut m, LinkRequest::CreatePoint).unwrap(), vec![Link::point(2)]);
-        assert_eq!(run(&mut m, LinkRequest::CreatePoint).unwrap(), vec![Link::point(5)]);
+        assert_eq!(
+            run(&mut m, LinkRequest::CreatePoint).unwrap(),
+            vec![Link::point(3)]
+        );
+        assert_eq!(
+            run(&mut m, LinkRequest::CreatePoint).unwrap(),
+            vec![Link::point(2)]
+        );
+        assert_eq!(
+            run(&mut m, LinkRequest::CreatePoint).unwrap(),
+            vec![Link::point(5)]
+        );
         run(&mut m, LinkRequest::Delete { id: 4 }).unwrap();
         run(&mut m, LinkRequest::Delete { id: 5 }).unwrap();
         // Deleting 5 shrinks past the free 4 as well.
-        assert_eq!(run(&mut m, LinkRequest::CreatePoint).unwrap(), vec![Link::point(4)]);
+        assert_eq!(
+            run(&mut m, LinkRequest::CreatePoint).unwrap(),
+            vec![Link::point(4)]
+        );
     }
 
     #[test]
@@ -190,14 +234,45 @@ mod tests {
         let mut m = LinksModel::default();
         run(&mut m, LinkRequest::CreatePoint).unwrap();
         run(&mut m, LinkRequest::CreatePoint).unwrap();
-        let error = run(&mut m, LinkRequest::Create { source: 1, target: 1 }).unwrap_err();
+        let error = run(
+            &mut m,
+            LinkRequest::Create {
+                source: 1,
+                target: 1,
+            },
+        )
+        .unwrap_err();
         assert!(error.to_string().contains("duplicate link 1"), "{error}");
-        assert!(run(&mut m, LinkRequest::Update { id: 2, source: 1, target: 1 }).is_err());
+        assert!(run(
+            &mut m,
+            LinkRequest::Update {
+                id: 2,
+                source: 1,
+                target: 1
+            }
+        )
+        .is_err());
         assert_eq!(m.get(2), Some(Link::point(2)));
         assert_eq!(m.len(), 2);
         // Null endpoints are never paired: any number of links may rest at (0, 0).
-        run(&mut m, LinkRequest::Update { id: 1, source: 0, target: 0 }).unwrap();
-        run(&mut m, LinkRequest::Update { id: 2, source: 0, target: 0 }).unwrap();
+        run(
+            &mut m,
+            LinkRequest::Update {
+                id: 1,
+                source: 0,
+                target: 0,
+            },
+        )
+        .unwrap();
+        run(
+            &mut m,
+            LinkRequest::Update {
+                id: 2,
+                source: 0,
+                target: 0,
+            },
+        )
+        .unwrap();
         assert!(run(&mut m, LinkRequest::Delete { id: 7 }).is_err());
     }
 }

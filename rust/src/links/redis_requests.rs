@@ -18,7 +18,10 @@ fn endpoints(value: &Value) -> anyhow::Result<(u64, u64)> {
     if let Value::BulkString(bytes) = value {
         if let Some(colon) = bytes.iter().position(|&b| b == b':') {
             let (source, target) = (&bytes[..colon], &bytes[colon + 1..]);
-            return Ok((number(&Value::BulkString(source.to_vec()))?, number(&Value::BulkString(target.to_vec()))?));
+            return Ok((
+                number(&Value::BulkString(source.to_vec()))?,
+                number(&Value::BulkString(target.to_vec()))?,
+            ));
         }
     }
     bail!("a stored link should read \"source:target\", got {value:?}")
@@ -28,13 +31,29 @@ impl RedisRequest for LinkRequest {
     fn command(&self) -> Cmd {
         match *self {
             LinkRequest::CreatePoint => fcall("links_create_point"),
-            LinkRequest::Create { source, target } => fcall("links_create").arg(source).arg(target).clone(),
-            LinkRequest::Update { id, source, target } => fcall("links_update").arg(id).arg(source).arg(target).clone(),
+            LinkRequest::Create { source, target } => {
+                fcall("links_create").arg(source).arg(target).clone()
+            }
+            LinkRequest::Update { id, source, target } => fcall("links_update")
+                .arg(id)
+                .arg(source)
+                .arg(target)
+                .clone(),
             LinkRequest::Delete { id } => fcall("links_delete").arg(id).clone(),
-            LinkRequest::Each(Query { id: Some(id), .. }) => cmd("HGET").arg("links").arg(id).clone(),
-            LinkRequest::Each(Query { source: Some(s), target: Some(t), .. }) => cmd("SMEMBERS").arg(format!("pair:{s}:{t}")).clone(),
-            LinkRequest::Each(Query { source: Some(s), .. }) => cmd("HGETALL").arg(format!("out:{s}")).clone(),
-            LinkRequest::Each(Query { target: Some(t), .. }) => cmd("HGETALL").arg(format!("in:{t}")).clone(),
+            LinkRequest::Each(Query { id: Some(id), .. }) => {
+                cmd("HGET").arg("links").arg(id).clone()
+            }
+            LinkRequest::Each(Query {
+                source: Some(s),
+                target: Some(t),
+                ..
+            }) => cmd("SMEMBERS").arg(format!("pair:{s}:{t}")).clone(),
+            LinkRequest::Each(Query {
+                source: Some(s), ..
+            }) => cmd("HGETALL").arg(format!("out:{s}")).clone(),
+            LinkRequest::Each(Query {
+                target: Some(t), ..
+            }) => cmd("HGETALL").arg(format!("in:{t}")).clone(),
             LinkRequest::Each(_) => cmd("HGETALL").arg("links").clone(),
         }
     }
@@ -42,8 +61,12 @@ impl RedisRequest for LinkRequest {
     fn decode(&self, reply: Value, found: &mut impl FnMut(Link)) -> anyhow::Result<()> {
         match *self {
             LinkRequest::CreatePoint => found(Link::point(number(&reply)?)),
-            LinkRequest::Create { source, target } => found(Link::new(number(&reply)?, source, target)),
-            LinkRequest::Update { source, target, .. } => found(Link::new(number(&reply)?, source, target)),
+            LinkRequest::Create { source, target } => {
+                found(Link::new(number(&reply)?, source, target))
+            }
+            LinkRequest::Update { source, target, .. } => {
+                found(Link::new(number(&reply)?, source, target))
+            }
             LinkRequest::Delete { .. } => found(Link::new(number(&reply)?, 0, 0)),
             LinkRequest::Each(Query { id: Some(id), .. }) => {
                 if reply != Value::Nil {
@@ -51,7 +74,11 @@ impl RedisRequest for LinkRequest {
                     found(Link::new(id, s, t));
                 }
             }
-            LinkRequest::Each(Query { source: Some(s), target: Some(t), .. }) => {
+            LinkRequest::Each(Query {
+                source: Some(s),
+                target: Some(t),
+                ..
+            }) => {
                 for id in items(reply)? {
                     found(Link::new(number(&id)?, s, t));
                 }
@@ -61,8 +88,12 @@ impl RedisRequest for LinkRequest {
                 for pair in items.chunks_exact(2) {
                     let id = number(&pair[0])?;
                     found(match q {
-                        Query { source: Some(s), .. } => Link::new(id, s, number(&pair[1])?),
-                        Query { target: Some(t), .. } => Link::new(id, number(&pair[1])?, t),
+                        Query {
+                            source: Some(s), ..
+                        } => Link::new(id, s, number(&pair[1])?),
+                        Query {
+                            target: Some(t), ..
+                        } => Link::new(id, number(&pair[1])?, t),
                         _ => {
                             let (s, t) = endpoints(&pair[1])?;
                             Link::new(id, s, t)
@@ -76,12 +107,22 @@ impl RedisRequest for LinkRequest {
 
     /// Runs of point creations go to `links_create_points`, a chunk per call, which loads a million
     /// links several times faster than one FCALL each.
-    fn load(con: &mut Connection, batch: &[Self], found: &mut impl FnMut(Link)) -> anyhow::Result<()> {
+    fn load(
+        con: &mut Connection,
+        batch: &[Self],
+        found: &mut impl FnMut(Link),
+    ) -> anyhow::Result<()> {
         let mut rest = batch;
         while !rest.is_empty() {
-            let points = rest.iter().take_while(|r| **r == LinkRequest::CreatePoint).count();
+            let points = rest
+                .iter()
+                .take_while(|r| **r == LinkRequest::CreatePoint)
+                .count();
             if points == 0 {
-                let others = rest.iter().take_while(|r| **r != LinkRequest::CreatePoint).count();
+                let others = rest
+                    .iter()
+                    .take_while(|r| **r != LinkRequest::CreatePoint)
+                    .count();
                 for chunk in rest[..others].chunks(CHUNK) {
                     run_pipelined(con, chunk, false, found)?;
                 }
@@ -89,7 +130,10 @@ impl RedisRequest for LinkRequest {
                 continue;
             }
             let mut pipe = redis::pipe();
-            let counts: Vec<usize> = (0..points).step_by(CHUNK).map(|start| CHUNK.min(points - start)).collect();
+            let counts: Vec<usize> = (0..points)
+                .step_by(CHUNK)
+                .map(|start| CHUNK.min(points - start))
+                .collect();
             for &count in &counts {
                 pipe.add_command(fcall("links_create_points").arg(count).clone());
             }

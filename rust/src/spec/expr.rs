@@ -34,7 +34,9 @@ impl Expr {
         while !rest.is_empty() {
             let c = rest.chars().next().unwrap_or_default();
             if expect_term {
-                let end = rest.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(rest.len());
+                let end = rest
+                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .unwrap_or(rest.len());
                 let word = &rest[..end];
                 let term = if word == "i" {
                     Term::Variable
@@ -109,19 +111,31 @@ impl Range {
         if from.uses_variable() || to.uses_variable() {
             return Err(format!("the range \"{text}\" cannot use i"));
         }
-        Ok(Self { from, to, descending })
+        Ok(Self {
+            from,
+            to,
+            descending,
+        })
     }
 
     /// The values of the range, or why it is empty or reversed for these sizes.
     pub fn values(&self, sizes: &[u64]) -> Result<Vec<i128>, String> {
         let scope = Scope { sizes, i: None };
         let (from, to) = (self.from.eval(&scope), self.to.eval(&scope));
-        let (low, high) = if self.descending { (to, from) } else { (from, to) };
+        let (low, high) = if self.descending {
+            (to, from)
+        } else {
+            (from, to)
+        };
         if low > high {
             return Err(format!("the range {self} is empty ({from} to {to})"));
         }
         let values = low..=high;
-        Ok(if self.descending { values.rev().collect() } else { values.collect() })
+        Ok(if self.descending {
+            values.rev().collect()
+        } else {
+            values.collect()
+        })
     }
 }
 
@@ -162,16 +176,34 @@ mod tests {
     #[test]
     fn sums_and_differences() {
         let e = Expr::parse("B - N + 1", &symbols()).unwrap();
-        assert_eq!(e.eval(&Scope { sizes: &[1000, 100], i: None }), 901);
+        assert_eq!(
+            e.eval(&Scope {
+                sizes: &[1000, 100],
+                i: None
+            }),
+            901
+        );
         let e = Expr::parse("i+B", &symbols()).unwrap();
-        assert_eq!(e.eval(&Scope { sizes: &[1000, 100], i: Some(7) }), 1007);
+        assert_eq!(
+            e.eval(&Scope {
+                sizes: &[1000, 100],
+                i: Some(7)
+            }),
+            1007
+        );
     }
 
     #[test]
     fn rejects_unknown_words_and_dangling_operators() {
-        assert!(Expr::parse("B*2", &symbols()).unwrap_err().contains("expected + or -"));
-        assert!(Expr::parse("K+1", &symbols()).unwrap_err().contains("\"K\""));
-        assert!(Expr::parse("B+", &symbols()).unwrap_err().contains("ends with an operator"));
+        assert!(Expr::parse("B*2", &symbols())
+            .unwrap_err()
+            .contains("expected + or -"));
+        assert!(Expr::parse("K+1", &symbols())
+            .unwrap_err()
+            .contains("\"K\""));
+        assert!(Expr::parse("B+", &symbols())
+            .unwrap_err()
+            .contains("ends with an operator"));
         assert!(Expr::parse(" ", &symbols()).is_err());
     }
 

@@ -66,6 +66,7 @@ mod wire {
     #[serde(deny_unknown_fields)]
     pub struct Size {
         pub symbol: Spanned<String>,
+        pub key: String,
         pub env: String,
         pub default: u64,
         pub min: u64,
@@ -145,6 +146,8 @@ mod wire {
 #[derive(Clone, Debug)]
 pub struct Size {
     pub symbol: String,
+    /// The name of this size in result files.
+    pub key: String,
     pub env: String,
     pub default: u64,
     pub min: u64,
@@ -240,8 +243,8 @@ impl Spec {
 
     /// Parses spec text; `path` only names the source in errors.
     pub fn parse(text: &str, path: &str, check: RequestCheck<'_>) -> Result<Self, SpecError> {
-        let wire: wire::Spec = serde_saphyr::from_str(text)
-            .map_err(|e| SpecError(format!("{path}: {e}")))?;
+        let wire: wire::Spec =
+            serde_saphyr::from_str(text).map_err(|e| SpecError(format!("{path}: {e}")))?;
         Resolver { path }.spec(wire, check)
     }
 
@@ -250,11 +253,17 @@ impl Spec {
     }
 
     pub fn backend(&self, name: &str) -> &Backend {
-        self.backends.iter().find(|b| b.name == name).expect("suites name declared backends")
+        self.backends
+            .iter()
+            .find(|b| b.name == name)
+            .expect("suites name declared backends")
     }
 
     pub fn family(&self, id: &str) -> &Family {
-        self.families.iter().find(|f| f.id == id).expect("backends name declared families")
+        self.families
+            .iter()
+            .find(|f| f.id == id)
+            .expect("backends name declared families")
     }
 
     /// The sizes from the environment (`get` reads a variable), checked against each size's bounds.
@@ -264,14 +273,23 @@ impl Spec {
             let value = match get(&size.env) {
                 None => size.default,
                 Some(raw) => raw.trim().replace('_', "").parse().map_err(|_| {
-                    format!("{}={raw:?} is not a whole number ({})", size.env, size.description.en)
+                    format!(
+                        "{}={raw:?} is not a whole number ({})",
+                        size.env, size.description.en
+                    )
                 })?,
             };
             if value < size.min {
-                return Err(format!("{}={value} is below its minimum {}", size.env, size.min));
+                return Err(format!(
+                    "{}={value} is below its minimum {}",
+                    size.env, size.min
+                ));
             }
             if let Some(max) = &size.max {
-                let limit = max.eval(&Scope { sizes: &values, i: None });
+                let limit = max.eval(&Scope {
+                    sizes: &values,
+                    i: None,
+                });
                 if i128::from(value) > limit {
                     return Err(format!(
                         "{}={value} is more than {max} = {limit} ({} {} at most)",
@@ -294,8 +312,13 @@ impl Spec {
                 .find(|f| f.env_value == value)
                 .map(|f| vec![f])
                 .ok_or_else(|| {
-                    let known: Vec<_> = self.families.iter().map(|f| f.env_value.as_str()).collect();
-                    format!("{}={value:?} is not one of {}", self.family_env, known.join(", "))
+                    let known: Vec<_> =
+                        self.families.iter().map(|f| f.env_value.as_str()).collect();
+                    format!(
+                        "{}={value:?} is not one of {}",
+                        self.family_env,
+                        known.join(", ")
+                    )
                 }),
         }
     }
@@ -324,12 +347,17 @@ impl Work {
                         Arg::Value(expr) => {
                             let value = expr.eval(&scope);
                             u64::try_from(value).map(Some).map_err(|_| {
-                                format!("{}: \"{}\" gives {value}, not a number of 0 or more", template.at, template.text)
+                                format!(
+                                    "{}: \"{}\" gives {value}, not a number of 0 or more",
+                                    template.at, template.text
+                                )
                             })
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                requests.push(build(&template.verb, &args).map_err(|e| format!("{}: {e}", template.at))?);
+                requests.push(
+                    build(&template.verb, &args).map_err(|e| format!("{}: {e}", template.at))?,
+                );
             }
         }
         Ok(requests)
@@ -360,7 +388,8 @@ impl Expected {
     pub fn tally(&self, sizes: &[u64]) -> Result<Tally, String> {
         let mut tally = Tally::default();
         for id in self.ids.values(sizes)? {
-            let id = u64::try_from(id).map_err(|_| format!("the expected ids {} reach {id}", self.ids))?;
+            let id = u64::try_from(id)
+                .map_err(|_| format!("the expected ids {} reach {id}", self.ids))?;
             for _ in 0..self.times {
                 tally.add(id);
             }
@@ -375,18 +404,30 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn at<T>(&self, spanned: &Spanned<T>) -> String {
-        format!("{}:{}:{}", self.path, spanned.referenced.line(), spanned.referenced.column())
+        format!(
+            "{}:{}:{}",
+            self.path,
+            spanned.referenced.line(),
+            spanned.referenced.column()
+        )
     }
 
     fn error<T>(&self, spanned: &Spanned<T>, message: impl fmt::Display) -> SpecError {
         SpecError(format!("{}: {message}", self.at(spanned)))
     }
 
-    fn unique<'s>(&self, what: &str, names: impl Iterator<Item = &'s Spanned<String>>) -> Result<(), SpecError> {
+    fn unique<'s>(
+        &self,
+        what: &str,
+        names: impl Iterator<Item = &'s Spanned<String>>,
+    ) -> Result<(), SpecError> {
         let mut seen = HashSet::new();
         for name in names {
             if !seen.insert(name.value.as_str()) {
-                return Err(self.error(name, format!("the {what} \"{}\" is declared twice", name.value)));
+                return Err(self.error(
+                    name,
+                    format!("the {what} \"{}\" is declared twice", name.value),
+                ));
             }
         }
         Ok(())
@@ -397,7 +438,12 @@ impl Resolver<'_> {
         self.unique("family", wire.families.iter().map(|f| &f.id))?;
         self.unique("backend", wire.backends.iter().map(|b| &b.name))?;
         self.unique("suite", wire.suites.iter().map(|s| &s.id))?;
-        self.unique("operation", wire.suites.iter().flat_map(|s| s.operations.iter().map(|o| &o.id)))?;
+        self.unique(
+            "operation",
+            wire.suites
+                .iter()
+                .flat_map(|s| s.operations.iter().map(|o| &o.id)),
+        )?;
 
         let symbols: Vec<String> = wire.sizes.iter().map(|s| s.symbol.value.clone()).collect();
         let mut sizes = Vec::new();
@@ -405,16 +451,25 @@ impl Resolver<'_> {
             let max = match &size.max {
                 None => None,
                 // A bound may only use the sizes declared before it, which are known when it is checked.
-                Some(max) => Some(
-                    Expr::parse(&max.value, &symbols[..k])
-                        .map_err(|e| self.error(max, format!("max: {e} (a bound can use the sizes declared above it)")))?,
-                ),
+                Some(max) => Some(Expr::parse(&max.value, &symbols[..k]).map_err(|e| {
+                    self.error(
+                        max,
+                        format!("max: {e} (a bound can use the sizes declared above it)"),
+                    )
+                })?),
             };
             if size.default < size.min {
-                return Err(self.error(&size.symbol, format!("the default {} is below the minimum {}", size.default, size.min)));
+                return Err(self.error(
+                    &size.symbol,
+                    format!(
+                        "the default {} is below the minimum {}",
+                        size.default, size.min
+                    ),
+                ));
             }
             sizes.push(Size {
                 symbol: size.symbol.value,
+                key: size.key,
                 env: size.env,
                 default: size.default,
                 min: size.min,
@@ -426,18 +481,35 @@ impl Resolver<'_> {
         let mut families = Vec::new();
         for family in wire.families {
             let sampling = &family.sampling.value;
-            if sampling.samples < 10 || sampling.warm_up_seconds <= 0.0 || sampling.measurement_seconds <= 0.0 {
-                return Err(self.error(&family.sampling, "sampling needs at least 10 samples and positive times"));
+            if sampling.samples < 10
+                || sampling.warm_up_seconds <= 0.0
+                || sampling.measurement_seconds <= 0.0
+            {
+                return Err(self.error(
+                    &family.sampling,
+                    "sampling needs at least 10 samples and positive times",
+                ));
             }
-            families.push(Family { id: family.id.value, env_value: family.env_value, sampling: family.sampling.value });
+            families.push(Family {
+                id: family.id.value,
+                env_value: family.env_value,
+                sampling: family.sampling.value,
+            });
         }
 
         let mut backends = Vec::new();
         for backend in wire.backends {
             if !families.iter().any(|f| f.id == backend.family.value) {
-                return Err(self.error(&backend.family, format!("unknown family \"{}\"", backend.family.value)));
+                return Err(self.error(
+                    &backend.family,
+                    format!("unknown family \"{}\"", backend.family.value),
+                ));
             }
-            backends.push(Backend { name: backend.name.value, family: backend.family.value, description: backend.description });
+            backends.push(Backend {
+                name: backend.name.value,
+                family: backend.family.value,
+                description: backend.description,
+            });
         }
 
         let mut suites = Vec::new();
@@ -446,10 +518,17 @@ impl Resolver<'_> {
             let check = |verb: &str, args: &[Option<u64>]| check(&id, verb, args);
             for backend in &suite.backends {
                 if !backends.iter().any(|b| b.name == backend.value) {
-                    return Err(self.error(backend, format!("unknown backend \"{}\"", backend.value)));
+                    return Err(
+                        self.error(backend, format!("unknown backend \"{}\"", backend.value))
+                    );
                 }
             }
-            let background = self.work(suite.background.range, suite.background.requests, &symbols, &check)?;
+            let background = self.work(
+                suite.background.range,
+                suite.background.requests,
+                &symbols,
+                &check,
+            )?;
             let background_expected = self.expected(suite.background.expected, &symbols)?;
             let mut operations = Vec::new();
             for op in suite.operations {
@@ -459,7 +538,14 @@ impl Resolver<'_> {
                     None => None,
                 };
                 let expected = self.expected(op.expected, &symbols)?;
-                operations.push(Operation { id: op.id.value, name: op.name, description: op.description, work, expected, undo });
+                operations.push(Operation {
+                    id: op.id.value,
+                    name: op.name,
+                    description: op.description,
+                    work,
+                    expected,
+                    undo,
+                });
             }
             suites.push(Suite {
                 id,
@@ -471,7 +557,14 @@ impl Resolver<'_> {
                 operations,
             });
         }
-        Ok(Spec { path: self.path.to_string(), sizes, families, family_env: wire.family_env, backends, suites })
+        Ok(Spec {
+            path: self.path.to_string(),
+            sizes,
+            families,
+            family_env: wire.family_env,
+            backends,
+            suites,
+        })
     }
 
     fn work(
@@ -488,7 +581,10 @@ impl Resolver<'_> {
         let mut templates = Vec::new();
         for request in requests {
             let mut words = request.value.split_whitespace();
-            let verb = words.next().ok_or_else(|| self.error(&request, "an empty request"))?.to_string();
+            let verb = words
+                .next()
+                .ok_or_else(|| self.error(&request, "an empty request"))?
+                .to_string();
             let mut args = Vec::new();
             for word in words {
                 args.push(if word == "*" {
@@ -496,23 +592,42 @@ impl Resolver<'_> {
                 } else {
                     let expr = Expr::parse(word, symbols).map_err(|e| self.error(&request, e))?;
                     if expr.uses_variable() && range.is_none() {
-                        return Err(self.error(&request, "i is used, but the work has no `for` range"));
+                        return Err(
+                            self.error(&request, "i is used, but the work has no `for` range")
+                        );
                     }
                     Arg::Value(expr)
                 });
             }
-            let probe: Vec<Option<u64>> = args.iter().map(|a| matches!(a, Arg::Value(_)).then_some(1)).collect();
-            check(&verb, &probe).map_err(|e| self.error(&request, format!("\"{}\": {e}", request.value)))?;
-            templates.push(Template { verb, args, text: request.value.clone(), at: self.at(&request) });
+            let probe: Vec<Option<u64>> = args
+                .iter()
+                .map(|a| matches!(a, Arg::Value(_)).then_some(1))
+                .collect();
+            check(&verb, &probe)
+                .map_err(|e| self.error(&request, format!("\"{}\": {e}", request.value)))?;
+            templates.push(Template {
+                verb,
+                args,
+                text: request.value.clone(),
+                at: self.at(&request),
+            });
         }
         if templates.is_empty() {
             return Err(SpecError(format!("{}: a `do` list is empty", self.path)));
         }
-        Ok(Work { range, requests: templates })
+        Ok(Work {
+            range,
+            requests: templates,
+        })
     }
 
-    fn expected(&self, expected: wire::Expected, symbols: &[String]) -> Result<Expected, SpecError> {
-        let ids = Range::parse(&expected.ids.value, symbols).map_err(|e| self.error(&expected.ids, e))?;
+    fn expected(
+        &self,
+        expected: wire::Expected,
+        symbols: &[String],
+    ) -> Result<Expected, SpecError> {
+        let ids =
+            Range::parse(&expected.ids.value, symbols).map_err(|e| self.error(&expected.ids, e))?;
         let times = expected.times.unwrap_or(1);
         if times == 0 {
             return Err(self.error(&expected.ids, "times must be 1 or more"));

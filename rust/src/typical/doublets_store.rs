@@ -41,14 +41,23 @@ pub fn united_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
 
 /// The split store (data and indexes apart), with external references.
 pub fn split_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
-    let store = split::Store::<u64, _, _>::with_constants(Global::new(), Global::new(), LinksConstants::external())
-        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
+    let store = split::Store::<u64, _, _>::with_constants(
+        Global::new(),
+        Global::new(),
+        LinksConstants::external(),
+    )
+    .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
     DoubletsUsage::new(store)
 }
 
 fn raw(number: u64) -> u64 {
-    debug_assert!((1..=MAX).contains(&number), "requests are validated before they run");
-    AddressToRawNumberConverter::new().convert(number).expect("numbers up to i64::MAX have a raw form")
+    debug_assert!(
+        (1..=MAX).contains(&number),
+        "requests are validated before they run"
+    );
+    AddressToRawNumberConverter::new()
+        .convert(number)
+        .expect("numbers up to i64::MAX have a raw form")
 }
 
 fn number(raw: u64) -> u64 {
@@ -60,10 +69,19 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
         let any = store.constants().any;
         let set = store.create_point()?;
         let queue = store.create()?;
-        Ok(Self { store, any, set, queue })
+        Ok(Self {
+            store,
+            any,
+            set,
+            queue,
+        })
     }
 
-    fn run_one(&mut self, request: UsageRequest, found: &mut impl FnMut(Entry)) -> anyhow::Result<()> {
+    fn run_one(
+        &mut self,
+        request: UsageRequest,
+        found: &mut impl FnMut(Entry),
+    ) -> anyhow::Result<()> {
         let (any, set, queue) = (self.any, self.set, self.queue);
         let s = &mut self.store;
         let key_link = |s: &S, key: u64| -> Option<Link<u64>> { s.find([any, raw(key), any]) };
@@ -139,7 +157,11 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
                     let tail = s.try_get_link(last)?;
                     // The head link starts at `first`; when first == last it is the only link
                     // starting there, and there is no node before the last.
-                    let before = if first == last { None } else { s.find([any, last, any]) };
+                    let before = if first == last {
+                        None
+                    } else {
+                        s.find([any, last, any])
+                    };
                     s.delete(last)?;
                     match before {
                         Some(node) => {

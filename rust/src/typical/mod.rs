@@ -63,11 +63,17 @@ impl UsageRequest {
         let numbers: &[u64] = match self {
             Self::Get(k) | Self::Del(k) | Self::Incr(k) => &[*k],
             Self::Set(k, v) => &[*k, *v],
-            Self::RPush(v) | Self::LPush(v) | Self::SAdd(v) | Self::SRem(v) | Self::SIsMember(v) => &[*v],
+            Self::RPush(v)
+            | Self::LPush(v)
+            | Self::SAdd(v)
+            | Self::SRem(v)
+            | Self::SIsMember(v) => &[*v],
             Self::LPop | Self::RPop | Self::Queue | Self::Members => &[],
         };
         match numbers.iter().find(|n| !(1..=MAX).contains(*n)) {
-            Some(n) => anyhow::bail!("{self:?}: {n} is not from 1 to {MAX}; keys, values and members must be"),
+            Some(n) => anyhow::bail!(
+                "{self:?}: {n} is not from 1 to {MAX}; keys, values and members must be"
+            ),
             None => Ok(()),
         }
     }
@@ -88,7 +94,10 @@ impl Request for UsageRequest {
             }
         };
         if args.len() != arity {
-            return Err(format!("{verb} takes {arity} arguments, got {}", args.len()));
+            return Err(format!(
+                "{verb} takes {arity} arguments, got {}",
+                args.len()
+            ));
         }
         let number = |k: usize| args[k].ok_or_else(|| format!("{verb} takes numbers, not *"));
         let request = match verb {
@@ -125,12 +134,25 @@ mod tests {
 
     #[test]
     fn builds_requests_and_refuses_numbers_out_of_range() {
-        assert_eq!(UsageRequest::build("set", &[Some(3), Some(4)]), Ok(UsageRequest::Set(3, 4)));
+        assert_eq!(
+            UsageRequest::build("set", &[Some(3), Some(4)]),
+            Ok(UsageRequest::Set(3, 4))
+        );
         assert_eq!(UsageRequest::build("lpop", &[]), Ok(UsageRequest::LPop));
-        assert!(UsageRequest::build("get", &[Some(0)]).unwrap_err().contains("0 is not from 1"));
-        assert!(UsageRequest::build("sadd", &[Some(MAX + 1)]).unwrap_err().contains("is not from 1"));
-        assert!(UsageRequest::build("get", &[None]).unwrap_err().contains("not *"));
-        assert!(UsageRequest::build("hset", &[]).unwrap_err().contains("unknown request"));
-        assert!(UsageRequest::build("set", &[Some(1)]).unwrap_err().contains("takes 2"));
+        assert!(UsageRequest::build("get", &[Some(0)])
+            .unwrap_err()
+            .contains("0 is not from 1"));
+        assert!(UsageRequest::build("sadd", &[Some(MAX + 1)])
+            .unwrap_err()
+            .contains("is not from 1"));
+        assert!(UsageRequest::build("get", &[None])
+            .unwrap_err()
+            .contains("not *"));
+        assert!(UsageRequest::build("hset", &[])
+            .unwrap_err()
+            .contains("unknown request"));
+        assert!(UsageRequest::build("set", &[Some(1)])
+            .unwrap_err()
+            .contains("takes 2"));
     }
 }

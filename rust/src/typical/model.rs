@@ -29,7 +29,10 @@ impl Store<UsageRequest> for UsageModel {
         UsageRequest::validate(batch)?;
         for request in batch {
             match *request {
-                UsageRequest::Get(k) => self.get(k).into_iter().for_each(|v| found(Entry::new(k, v))),
+                UsageRequest::Get(k) => self
+                    .get(k)
+                    .into_iter()
+                    .for_each(|v| found(Entry::new(k, v))),
                 UsageRequest::Set(k, v) => {
                     self.map.insert(k, v);
                     found(Entry::new(k, v));
@@ -55,8 +58,16 @@ impl Store<UsageRequest> for UsageModel {
                     self.queue.push_front(v);
                     found(Entry::new(0, v));
                 }
-                UsageRequest::LPop => self.queue.pop_front().into_iter().for_each(|v| found(Entry::new(0, v))),
-                UsageRequest::RPop => self.queue.pop_back().into_iter().for_each(|v| found(Entry::new(0, v))),
+                UsageRequest::LPop => self
+                    .queue
+                    .pop_front()
+                    .into_iter()
+                    .for_each(|v| found(Entry::new(0, v))),
+                UsageRequest::RPop => self
+                    .queue
+                    .pop_back()
+                    .into_iter()
+                    .for_each(|v| found(Entry::new(0, v))),
                 UsageRequest::SAdd(m) => {
                     if self.set.insert(m) {
                         found(Entry::new(0, m));
@@ -73,7 +84,9 @@ impl Store<UsageRequest> for UsageModel {
                     }
                 }
                 UsageRequest::Queue => {
-                    (1..).zip(self.queue.iter()).for_each(|(position, &v)| found(Entry::new(position, v)));
+                    (1..)
+                        .zip(self.queue.iter())
+                        .for_each(|(position, &v)| found(Entry::new(position, v)));
                 }
                 UsageRequest::Members => self.set.iter().for_each(|&m| found(Entry::new(0, m))),
             }

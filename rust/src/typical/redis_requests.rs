@@ -52,8 +52,12 @@ impl RedisRequest for UsageRequest {
                 number(&reply)?;
                 found(Entry::new(0, v));
             }
-            UsageRequest::LPop | UsageRequest::RPop if reply != Value::Nil => found(Entry::new(0, number(&reply)?)),
-            UsageRequest::SAdd(m) | UsageRequest::SRem(m) | UsageRequest::SIsMember(m) if done(&reply)? => {
+            UsageRequest::LPop | UsageRequest::RPop if reply != Value::Nil => {
+                found(Entry::new(0, number(&reply)?))
+            }
+            UsageRequest::SAdd(m) | UsageRequest::SRem(m) | UsageRequest::SIsMember(m)
+                if done(&reply)? =>
+            {
                 found(Entry::new(0, m))
             }
             UsageRequest::Queue => {

@@ -9,12 +9,19 @@ use redis_vs_doublets::{
 };
 
 pub fn config() -> ProptestConfig {
-    ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 /// A Redis store on a freshly emptied database of `server`.
 pub fn redis(server: &Server, mode: Mode) -> RedisStore {
-    RedisStore { con: server.claim(false).unwrap(), mode }
+    RedisStore {
+        con: server.claim(false).unwrap(),
+        mode,
+    }
 }
 
 /// Runs batches of actions on the model and the store: `request` turns an action into a request
@@ -31,14 +38,18 @@ pub fn replay<R: Request, M: Model<R>, A>(
         let mut want = Vec::new();
         for action in actions {
             if let Some(request) = request(&model, action) {
-                model.run(std::slice::from_ref(&request), |l| want.push(l)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                model
+                    .run(std::slice::from_ref(&request), |l| want.push(l))
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 batch.push(request);
             }
         }
         want.sort_unstable();
-        let got = harness::run(store, &batch).map_err(|e| TestCaseError::fail(format!("{batch:?}: {e:#}")))?;
+        let got = harness::run(store, &batch)
+            .map_err(|e| TestCaseError::fail(format!("{batch:?}: {e:#}")))?;
         prop_assert_eq!(got, want, "batch {:?}", batch);
     }
-    harness::verify(store, &mut model, "store", 0).map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
+    harness::verify(store, &mut model, "store", 0)
+        .map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
     Ok(())
 }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Runs the whole comparison at one size and updates the READMEs' results:
+#   examples/run-comparison.sh B [N]      (N defaults to 100)
+# Environment: BENCHMARK_LANGUAGES (default rust), BENCHMARK_BACKEND (redis|doublets),
+# BENCHMARK_CPUS (a taskset CPU list: pins the Redis server and the benches), REDIS_URL (use that
+# server instead of a disposable one). Exits non-zero when any step fails; the report is written
+# only after every run succeeded, so a failed or interrupted run leaves the READMEs as they were.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { echo "usage: $0 B [N]   (B background links, N operations per iteration, default 100)" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+background=$1
+operations=${2:-100}
+[[ $background =~ ^[0-9]+$ ]] || { echo "error: B=$background is not a whole number" >&2; usage; }
+[[ $operations =~ ^[0-9]+$ ]] || { echo "error: N=$operations is not a whole number" >&2; usage; }
+languages=${BENCHMARK_LANGUAGES:-rust}
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+need() {
+  command -v "$1" >/dev/null || { echo "error: $1 is not installed: $2" >&2; exit 1; }
+}
+
+need cargo "install Rust from https://rustup.rs (or your distribution's rustc and cargo packages)"
+IFS=, read -ra language_list <<< "$languages"
+for language in "${language_list[@]}"; do
+  case $language in
+    rust) ;;
+    csharp)
+      need dotnet "install the .NET 10 SDK (https://dot.net)"
+      [ -d csharp ] || { echo "error: BENCHMARK_LANGUAGES names csharp, but this checkout has no csharp/ harness yet" >&2; exit 1; }
+      ;;
+    *) echo "error: BENCHMARK_LANGUAGES=$languages: \"$language\" is not rust or csharp" >&2; exit 1 ;;
+  esac
+done
+pin=()
+if [ -n "${BENCHMARK_CPUS:-}" ]; then
+  need taskset "install util-linux (Debian/Ubuntu: apt-get install util-linux)"
+  pin=(taskset -c "$BENCHMARK_CPUS")
+fi
+
+server_pid=
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+  fi
+}
+trap stop_server EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+
+if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
+  need redis-server "apt-get install redis-server (Debian/Ubuntu), or set REDIS_URL to a server of yours; with Docker: docker run -d -p 6379:6379 redis:8 --save '' --appendonly no, then REDIS_URL=redis://127.0.0.1:6379/0"
+  need redis-cli "it comes with redis-server (apt-get install redis-server)"
+  for attempt in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 20000))
+    "${pin[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --loglevel warning &
+    server_pid=$!
+    for _ in $(seq 100); do
+      redis-cli -p "$port" ping >/dev/null 2>&1 && break
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    if redis-cli -p "$port" ping >/dev/null 2>&1; then break; fi
+    stop_server
+  done
+  [ -n "$server_pid" ] || { echo "error: could not start redis-server on a free loopback port" >&2; exit 1; }
+  export REDIS_URL="redis://127.0.0.1:$port/0"
+  say "disposable redis-server on port $port${BENCHMARK_CPUS:+, pinned to CPUs $BENCHMARK_CPUS}"
+fi
+
+export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+results=target/results/$stamp
+mkdir -p "$results"
+
+for language in "${language_list[@]}"; do
+  case $language in
+    rust)
+      say "Rust: building the bench"
+      cargo bench --bench bench --no-run -q -p redis-vs-doublets
+      say "Rust: measuring at B=$background, N=$operations (progress below)"
+      (cd rust && BENCHMARK_RESULTS="../$results/rust-b$background-n$operations.txt" \
+        "${pin[@]}" cargo bench -q --bench bench -- --output-format bencher)
+      ;;
+    csharp)
+      say "C#: measuring at B=$background, N=$operations"
+      BENCHMARK_RESULTS="$results/csharp-b$background-n$operations.txt" \
+        "${pin[@]}" dotnet run -c Release --project csharp/RedisVSDoublets
+      ;;
+  esac
+done
+stop_server
+
+say "updating README.md, README.ru.md and docs/charts"
+allow=()
+[ -z "${BENCHMARK_BACKEND:-}" ] || allow=(--allow-missing)
+cargo run -q -p report -- "${allow[@]}" "$results"
+ln -sfn "$stamp" target/results/latest
+say "done: result files in $results, tables in README.md and README.ru.md, charts in docs/charts"

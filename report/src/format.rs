@@ -1,0 +1,128 @@
+//! Numbers for people, in English and Russian: grouped whole numbers, durations and ratios with
+//! three significant digits, and plural forms. Machines get the raw values (the JSON summary).
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    En,
+    Ru,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ru => "ru",
+        }
+    }
+
+    fn group_separator(self) -> char {
+        match self {
+            Lang::En => ',',
+            // Russian groups digits with a (non-breaking) space.
+            Lang::Ru => '\u{a0}',
+        }
+    }
+
+    fn decimal_separator(self) -> char {
+        match self {
+            Lang::En => '.',
+            Lang::Ru => ',',
+        }
+    }
+}
+
+/// 1000000 → "1,000,000" (en) or "1 000 000" (ru).
+pub fn whole(n: u64, lang: Lang) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(lang.group_separator());
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Three significant digits: 1234.5 → "1,230", 12.345 → "12.3", 0.5 → "0.500".
+pub fn significant(value: f64, lang: Lang) -> String {
+    if value >= 100.0 {
+        let magnitude = 10f64.powi(value.log10().floor() as i32 - 2);
+        return whole(((value / magnitude).round() * magnitude) as u64, lang);
+    }
+    let decimals = if value >= 10.0 {
+        1
+    } else if value >= 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{value:.decimals$}").replace('.', &lang.decimal_separator().to_string())
+}
+
+/// Nanoseconds in the largest unit that keeps a whole part: "812 ns", "12.3 µs", "1.23 ms".
+pub fn duration(ns: f64, lang: Lang) -> String {
+    let units: [(f64, &str, &str); 4] = [
+        (1e9, "s", "с"),
+        (1e6, "ms", "мс"),
+        (1e3, "µs", "мкс"),
+        (1.0, "ns", "нс"),
+    ];
+    let (scale, en, ru) = units
+        .iter()
+        .copied()
+        .find(|(scale, ..)| ns >= *scale)
+        .unwrap_or(units[3]);
+    // Rounding can carry into the next unit (999.7 µs → "1,000 µs"): print it there instead.
+    let value = ns / scale;
+    if value >= 999.5 && scale < 1e9 {
+        return duration(1000.0 * scale, lang);
+    }
+    let unit = if lang == Lang::En { en } else { ru };
+    format!("{} {unit}", significant(value, lang))
+}
+
+/// The Russian plural form for n: 0 one (1, 21, …), 1 few (2–4, 22–24, …), 2 many.
+pub fn russian_form(n: u64) -> usize {
+    match (n % 10, n % 100) {
+        (1, r) if r != 11 => 0,
+        (2..=4, r) if !(12..=14).contains(&r) => 1,
+        _ => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_digits_per_language() {
+        assert_eq!(whole(1_000_000, Lang::En), "1,000,000");
+        assert_eq!(whole(1_000, Lang::Ru), "1\u{a0}000");
+        assert_eq!(whole(100, Lang::Ru), "100");
+    }
+
+    #[test]
+    fn durations_keep_three_significant_digits() {
+        assert_eq!(duration(812.4, Lang::En), "812 ns");
+        assert_eq!(duration(2_382.0, Lang::En), "2.38 µs");
+        assert_eq!(duration(12_345.0, Lang::Ru), "12,3 мкс");
+        assert_eq!(duration(3_127_074.0, Lang::En), "3.13 ms");
+        assert_eq!(duration(999_700.0, Lang::En), "1.00 ms");
+        assert_eq!(duration(1_500_000_000.0, Lang::Ru), "1,50 с");
+        assert_eq!(duration(0.4, Lang::En), "0.400 ns");
+        assert_eq!(significant(1_314.0, Lang::En), "1,310");
+    }
+
+    #[test]
+    fn russian_plurals() {
+        let forms: Vec<usize> = [1, 2, 5, 11, 12, 21, 22, 25, 100, 1000, 1001]
+            .iter()
+            .map(|&n| russian_form(n))
+            .collect();
+        assert_eq!(forms, [0, 1, 2, 2, 2, 0, 1, 2, 2, 2, 0]);
+    }
+}

@@ -1,0 +1,262 @@
+//! The report end to end on fixture results: snapshots of what it writes, idempotence, `--check`,
+//! and one test per refusal.
+
+use std::path::{Path, PathBuf};
+
+use report::{outputs, run, Args};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+/// A work folder with the fixture READMEs and the given result files.
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new(results: &[(&str, String)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for readme in ["README.md", "README.ru.md"] {
+            std::fs::copy(Path::new(FIXTURES).join(readme), dir.path().join(readme)).unwrap();
+        }
+        std::fs::create_dir(dir.path().join("results")).unwrap();
+        for (name, text) in results {
+            std::fs::write(dir.path().join("results").join(name), text).unwrap();
+        }
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn args(&self) -> Args {
+        Args {
+            results: vec![self.path("results")],
+            spec: Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
+            readme: self.path("README.md"),
+            readme_ru: self.path("README.ru.md"),
+            charts: self.path("docs/charts"),
+            summary: self.path("docs/results.json"),
+            allow_missing: false,
+            check: false,
+            command: Some("cargo run -p report -- docs/sample-results".into()),
+        }
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).unwrap()
+    }
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()
+}
+
+fn both_sizes() -> Workspace {
+    Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b10000.txt", fixture("rust-b10000.txt")),
+    ])
+}
+
+/// The chart links point into the temporary folder: make them stable for snapshots.
+fn stable(text: &str, workspace: &Workspace) -> String {
+    text.replace(&workspace.dir.path().display().to_string(), "<work>")
+}
+
+#[test]
+fn writes_both_readmes_charts_and_summary() {
+    let work = both_sizes();
+    assert_eq!(run(&work.args()).unwrap(), Vec::<String>::new());
+    insta::assert_snapshot!("readme_en", stable(&work.read("README.md"), &work));
+    insta::assert_snapshot!("readme_ru", stable(&work.read("README.ru.md"), &work));
+    insta::assert_snapshot!(
+        "chart_log",
+        work.read("docs/charts/rust-links-b1000-n100-log.svg")
+    );
+    for chart in [
+        "rust-typical-b10000-n1000-linear.svg",
+        "rust-create-sizes.svg",
+        "rust-queue_pop-sizes.svg",
+    ] {
+        assert!(
+            work.read(&format!("docs/charts/{chart}"))
+                .starts_with("<svg"),
+            "{chart}"
+        );
+    }
+    let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    assert_eq!(
+        summary.as_array().unwrap().len(),
+        4,
+        "two suites at two sizes"
+    );
+    assert_eq!(
+        summary[0]["rows"][0]["cells"][4]["Ok"]["fastest_redis"],
+        true
+    );
+}
+
+#[test]
+fn a_second_run_changes_nothing_and_check_agrees() {
+    let work = both_sizes();
+    run(&work.args()).unwrap();
+    let first = work.read("README.md");
+    run(&work.args()).unwrap();
+    assert_eq!(work.read("README.md"), first);
+    let check = Args {
+        check: true,
+        ..work.args()
+    };
+    assert_eq!(run(&check).unwrap(), Vec::<String>::new());
+    // Outside the markers every byte stays.
+    assert!(
+        first.starts_with("# Fixture\n\nIntro stays byte for byte.\n\n<!-- results:start -->\n")
+    );
+    assert!(first.ends_with("<!-- method:end -->\n\nEnd.\n"));
+}
+
+#[test]
+fn check_reports_stale_outputs_and_writes_nothing() {
+    let work = both_sizes();
+    let check = Args {
+        check: true,
+        ..work.args()
+    };
+    let stale = run(&check).unwrap();
+    assert!(stale.iter().any(|p| p.ends_with("README.md")), "{stale:?}");
+    assert!(!work.path("docs").exists(), "--check wrote files");
+    assert_eq!(work.read("README.md"), fixture("README.md"));
+}
+
+/// Runs the report on the fixture with one line changed; returns its error and checks that
+/// nothing was written.
+fn refusal(name: &str, edit: impl Fn(&str) -> String) -> String {
+    let work = Workspace::new(&[(name, edit(&fixture("rust-b1000.txt")))]);
+    let error = format!("{:#}", outputs(&work.args()).unwrap_err());
+    run(&work.args()).unwrap_err();
+    assert_eq!(
+        work.read("README.md"),
+        fixture("README.md"),
+        "a refused run wrote the README"
+    );
+    assert!(!work.path("docs").exists(), "a refused run wrote charts");
+    error
+}
+
+#[test]
+fn refuses_a_malformed_bencher_line() {
+    let e = refusal("r.txt", |t| {
+        t.replacen("bench:       5,570 ns/iter", "bench:       fast", 1)
+    });
+    assert!(e.contains("r.txt:15: the figures read"), "{e}");
+}
+
+#[test]
+fn refuses_a_malformed_header() {
+    let e = refusal("r.txt", |t| t.replacen("# os:", "# flavour:", 1));
+    assert!(e.contains("r.txt:14: unknown header \"flavour\""), "{e}");
+}
+
+#[test]
+fn refuses_an_unknown_operation_or_backend() {
+    let e = refusal("r.txt", |t| t.replacen("test create/", "test creat/", 1));
+    assert!(
+        e.contains("r.txt:15: the spec has no operation \"creat\""),
+        "{e}"
+    );
+    let e = refusal("r.txt", |t| {
+        t.replacen(
+            "create/Doublets_United_Volatile",
+            "create/Doublets_United_Persistent",
+            1,
+        )
+    });
+    assert!(
+        e.contains("r.txt:15: the suite \"links\" has no backend \"Doublets_United_Persistent\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn refuses_missing_cells_unless_allowed() {
+    let drop_line = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with("test update/Redis_Pipeline"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let e = refusal("r.txt", drop_line);
+    assert!(
+        e.contains("the table rust-links-b1000-n100 lacks update/Redis_Pipeline")
+            && e.contains("--allow-missing"),
+        "{e}"
+    );
+
+    let work = Workspace::new(&[("r.txt", drop_line(&fixture("rust-b1000.txt")))]);
+    run(&Args {
+        allow_missing: true,
+        ..work.args()
+    })
+    .unwrap();
+    let readme = work.read("README.md");
+    assert!(
+        readme.contains("| Update | 17.3 µs (≈ same) |") || readme.contains("| Update | 17.3 µs ("),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("— Update / Redis_Pipeline: missing from the results."),
+        "{readme}"
+    );
+}
+
+#[test]
+fn refuses_inputs_of_one_table_from_different_commits() {
+    let text = fixture("rust-b1000.txt");
+    let (doublets, redis): (Vec<&str>, Vec<&str>) = text
+        .lines()
+        .filter(|l| l.starts_with("test "))
+        .partition(|l| l.contains("/Doublets_"));
+    let headers: String = text
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let work = Workspace::new(&[
+        ("a.txt", format!("{headers}{}\n", doublets.join("\n"))),
+        (
+            "b.txt",
+            format!(
+                "{}{}\n",
+                headers.replace("0123456789abcdef", "fedcba9876543210"),
+                redis.join("\n")
+            ),
+        ),
+    ]);
+    let e = format!("{:#}", outputs(&work.args()).unwrap_err());
+    assert!(
+        e.contains("b.txt:4 measured commit fedcba9876543210, but")
+            && e.contains("a.txt:4 measured 0123456789abcdef"),
+        "{e}"
+    );
+}
+
+#[test]
+fn refuses_a_cell_given_twice() {
+    let e = refusal("r.txt", |t| {
+        format!("{t}test create/Redis_Pipeline ... bench: 1 ns/iter (+/- 0)\n")
+    });
+    assert!(e.contains("create/Redis_Pipeline is given twice"), "{e}");
+}
+
+#[test]
+fn refuses_a_readme_without_markers() {
+    let work = Workspace::new(&[("r.txt", fixture("rust-b1000.txt"))]);
+    std::fs::write(work.path("README.ru.md"), "# Без маркеров\n").unwrap();
+    let e = format!("{:#}", run(&work.args()).unwrap_err());
+    assert!(
+        e.contains("README.ru.md: the marker <!-- method:start --> is missing"),
+        "{e}"
+    );
+    assert_eq!(work.read("README.md"), fixture("README.md"));
+}

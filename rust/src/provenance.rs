@@ -1,0 +1,127 @@
+//! The conditions a run measured under, written into its result file: what a reader needs to
+//! reproduce a number or to tell two numbers apart.
+
+use std::process::Command;
+
+mod built_info {
+    include!(concat!(env!("OUT_DIR"), "/built.rs"));
+}
+
+/// The locked version of a dependency of this crate.
+pub fn dependency(name: &str) -> String {
+    let version = built_info::DEPENDENCIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("unknown", |(_, v)| v);
+    format!("{name} {version}")
+}
+
+/// Provenance every run shares, whatever its language: commit, date, CPU, placement, OS, CI run.
+pub fn common() -> Vec<(&'static str, String)> {
+    let mut lines = vec![
+        ("commit", commit()),
+        (
+            "date",
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        ),
+    ];
+    lines.push(("cpu", cpu()));
+    lines.push((
+        "cpus",
+        std::thread::available_parallelism()
+            .map_or(0, |n| n.get())
+            .to_string(),
+    ));
+    lines.push(("placement", placement()));
+    lines.push(("os", os()));
+    if let Some(run) = ci_run() {
+        lines.push(("ci_run", run));
+    }
+    lines
+}
+
+/// The Rust side's own provenance.
+pub fn rust() -> Vec<(&'static str, String)> {
+    vec![
+        ("language", "rust".to_string()),
+        ("toolchain", built_info::RUSTC_VERSION.to_string()),
+        (
+            "client",
+            dependency("redis").replacen("redis", "redis-rs", 1),
+        ),
+        ("doublets", dependency("doublets")),
+    ]
+}
+
+/// The commit measured: GITHUB_SHA in CI, else the checkout's HEAD, marked "+changes" when the
+/// work tree differs from it (such numbers are not the commit's).
+fn commit() -> String {
+    if let Ok(sha) = std::env::var("GITHUB_SHA") {
+        return sha;
+    }
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "HEAD"]) {
+        Some(head) if git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()) => {
+            format!("{head}+changes")
+        }
+        Some(head) => head,
+        None => "unknown".into(),
+    }
+}
+
+fn cpu() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, m)| m.trim());
+    model.unwrap_or("unknown").to_string()
+}
+
+/// "unpinned", or the CPUs this process is pinned to ("1", "0-1"). A disposable redis-server
+/// inherits the same set, so `taskset -c 1 cargo bench` pins both to one CPU.
+fn placement() -> String {
+    let allowed = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|v| v.trim().to_string())
+        });
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .map(|s| s.trim().to_string());
+    match (allowed, online) {
+        (Some(allowed), Some(online)) if allowed == online => "unpinned".into(),
+        (Some(allowed), _) => allowed,
+        _ => "unknown".into(),
+    }
+}
+
+fn os() -> String {
+    let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    let name = release
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|n| n.trim_matches('"').to_string());
+    name.unwrap_or_else(|| std::env::consts::OS.to_string())
+}
+
+fn ci_run() -> Option<String> {
+    let var = |name| std::env::var(name).ok();
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        var("GITHUB_SERVER_URL")?,
+        var("GITHUB_REPOSITORY")?,
+        var("GITHUB_RUN_ID")?
+    ))
+}
