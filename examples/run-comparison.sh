@@ -50,12 +50,24 @@ stop_server() {
 trap stop_server EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
+export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+results=target/results/$stamp
+mkdir -p "$results"
+
+for language in "${language_list[@]}"; do
+  case $language in
+    rust) say "Rust: building the bench"; cargo bench --bench bench --no-run -q -p redis-vs-doublets ;;
+    csharp) say "C#: building the harness"; dotnet build -c Release -v quiet csharp/RedisVSDoublets ;;
+  esac
+done
+
 if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
   need redis-server "apt-get install redis-server (Debian/Ubuntu), or set REDIS_URL to a server of yours; with Docker: docker run -d -p 6379:6379 redis:8 --save '' --appendonly no, then REDIS_URL=redis://127.0.0.1:6379/0"
   need redis-cli "it comes with redis-server (apt-get install redis-server)"
   for attempt in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 20000))
-    "${pin[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --loglevel warning &
+    "${pin[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --loglevel warning >target/redis-server.log 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do
       redis-cli -p "$port" ping >/dev/null 2>&1 && break
@@ -70,16 +82,10 @@ if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
   say "disposable redis-server on port $port${BENCHMARK_CPUS:+, pinned to CPUs $BENCHMARK_CPUS}"
 fi
 
-export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
-results=target/results/$stamp
-mkdir -p "$results"
 
 for language in "${language_list[@]}"; do
   case $language in
     rust)
-      say "Rust: building the bench"
-      cargo bench --bench bench --no-run -q -p redis-vs-doublets
       say "Rust: measuring at B=$background, N=$operations (progress below)"
       (cd rust && BENCHMARK_RESULTS="../$results/rust-b$background-n$operations.txt" \
         "${pin[@]}" cargo bench -q --bench bench -- --output-format bencher)
@@ -87,7 +93,7 @@ for language in "${language_list[@]}"; do
     csharp)
       say "C#: measuring at B=$background, N=$operations"
       BENCHMARK_RESULTS="$results/csharp-b$background-n$operations.txt" \
-        "${pin[@]}" dotnet run -c Release --project csharp/RedisVSDoublets
+        "${pin[@]}" dotnet run -c Release --no-build --project csharp/RedisVSDoublets
       ;;
   esac
 done

