@@ -86,9 +86,11 @@ impl Request for LinkRequest {
             "delete" => 1,
             "create" => 2,
             "update" | "each" => 3,
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "unknown request \"{verb}\" (links: create_point, create, update, delete, each)"
-            )),
+            ))
+            }
         };
         if args.len() != arity {
             return Err(format!(

@@ -1,4 +1,6 @@
 //! What the store tests share: replaying random workloads against the model.
+// Each test binary that includes this module uses only part of it.
+#![allow(dead_code)]
 
 use proptest::{prelude::*, test_runner::TestCaseError};
 use redis_vs_doublets::{

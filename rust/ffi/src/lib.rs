@@ -1,0 +1,349 @@
+//! A C ABI over the doublets 0.18 stores, so the C# harness runs the same core as the Rust benches.
+//!
+//! Every function takes the handle `doublets_new` returned. Results come back through out
+//! pointers; the return value is a [`Status`]. Queries always have three parts (index, source,
+//! target) with `any` for "anything": two-part queries are unreliable in 0.18. Enumeration calls a
+//! function pointer per link, so nothing is allocated per call. Panics never cross the boundary.
+//!
+//! The caller must not create duplicate (source, target) pairs: they corrupt both stores' indexes.
+
+use std::{ffi::c_void, panic::AssertUnwindSafe};
+
+use doublets::{
+    data::{Flow, LinksConstants},
+    mem::Global,
+    parts::{DataPart, IndexPart, LinkPart},
+    split, unit, Doublets, Links,
+};
+
+type United = unit::Store<u64, Global<LinkPart<u64>>>;
+type Split = split::Store<u64, Global<DataPart<u64>>, Global<IndexPart<u64>>>;
+
+/// A store of either layout.
+pub enum Store {
+    United(United),
+    Split(Split),
+}
+
+macro_rules! with_store {
+    ($store:expr, $s:ident => $body:expr) => {
+        match $store {
+            Store::United($s) => $body,
+            Store::Split($s) => $body,
+        }
+    };
+}
+
+/// What every call returns.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Ok = 0,
+    /// The link does not exist.
+    NotFound = 1,
+    /// Any other error of the store (e.g. out of memory).
+    Failed = 2,
+    /// A null handle or pointer, or an unknown layout.
+    BadArgument = 3,
+    /// The store panicked; the handle must not be used again.
+    Panicked = 4,
+}
+
+fn guard(f: impl FnOnce() -> Status) -> Status {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or(Status::Panicked)
+}
+
+fn status<T>(result: Result<T, doublets::Error<u64>>, out: *mut T) -> Status {
+    match result {
+        Ok(value) => {
+            if !out.is_null() {
+                // SAFETY: the caller passes a valid pointer or null.
+                unsafe { *out = value };
+            }
+            Status::Ok
+        }
+        Err(doublets::Error::NotExists(_)) => Status::NotFound,
+        Err(_) => Status::Failed,
+    }
+}
+
+/// Creates a store: `layout` 0 united, 1 split; `external` non-zero reserves the upper half of the
+/// numbers for raw values (external references). Writes the handle to `out`.
+///
+/// # Safety
+/// `out` must be a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_new(layout: i32, external: i32, out: *mut *mut Store) -> Status {
+    if out.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        let constants = if external != 0 {
+            LinksConstants::external()
+        } else {
+            LinksConstants::internal()
+        };
+        let store = match layout {
+            0 => United::with_constants(Global::new(), constants).map(Store::United),
+            1 => Split::with_constants(Global::new(), Global::new(), constants).map(Store::Split),
+            _ => return Status::BadArgument,
+        };
+        match store {
+            Ok(store) => {
+                // SAFETY: checked non-null above.
+                unsafe { *out = Box::into_raw(Box::new(store)) };
+                Status::Ok
+            }
+            Err(_) => Status::Failed,
+        }
+    })
+}
+
+/// Frees a store.
+///
+/// # Safety
+/// `store` must come from `doublets_new` and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_free(store: *mut Store) {
+    if !store.is_null() {
+        // SAFETY: the caller gives back a handle of ours exactly once.
+        drop(unsafe { Box::from_raw(store) });
+    }
+}
+
+/// Dereferences a handle.
+unsafe fn handle<'a>(store: *mut Store) -> Option<&'a mut Store> {
+    // SAFETY: the caller passes a handle of ours or null.
+    unsafe { store.as_mut() }
+}
+
+/// The `any` constant of the store, for queries.
+///
+/// # Safety
+/// `store` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_any(store: *mut Store) -> u64 {
+    unsafe { handle(store) }.map_or(0, |s| with_store!(s, s => s.constants().any))
+}
+
+/// Creates the point link (id, id, id).
+///
+/// # Safety
+/// `store` must be a live handle; `id` valid or null.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_create_point(store: *mut Store, id: *mut u64) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(|| with_store!(s, s => status(s.create_point(), id)))
+}
+
+/// Creates the link (id, source, target); (0, 0) makes an empty placeholder.
+///
+/// # Safety
+/// `store` must be a live handle; `id` valid or null.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_create_link(
+    store: *mut Store,
+    source: u64,
+    target: u64,
+    id: *mut u64,
+) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(
+        || with_store!(s, s => if source == 0 && target == 0 { status(s.create(), id) } else { status(s.create_link(source, target), id) }),
+    )
+}
+
+/// Sets a link's source and target.
+///
+/// # Safety
+/// `store` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_update(
+    store: *mut Store,
+    id: u64,
+    source: u64,
+    target: u64,
+) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(|| with_store!(s, s => status(s.update(id, source, target), std::ptr::null_mut())))
+}
+
+/// Deletes a link (links that pointed at it keep their endpoints).
+///
+/// # Safety
+/// `store` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_delete(store: *mut Store, id: u64) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(|| with_store!(s, s => status(s.delete(id), std::ptr::null_mut())))
+}
+
+/// Reads a link's source and target.
+///
+/// # Safety
+/// `store` must be a live handle; `source` and `target` valid.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_get(
+    store: *mut Store,
+    id: u64,
+    source: *mut u64,
+    target: *mut u64,
+) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    if source.is_null() || target.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| match with_store!(s, s => s.get_link(id)) {
+        Some(link) => {
+            // SAFETY: checked non-null above.
+            unsafe {
+                *source = link.source;
+                *target = link.target;
+            }
+            Status::Ok
+        }
+        None => Status::NotFound,
+    })
+}
+
+/// The number of links matching [index, source, target].
+///
+/// # Safety
+/// `store` must be a live handle; `count` valid.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_count(
+    store: *mut Store,
+    index: u64,
+    source: u64,
+    target: u64,
+    count: *mut u64,
+) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(|| {
+        status(
+            Ok(with_store!(s, s => s.count_links(&[index, source, target]))),
+            count,
+        )
+    })
+}
+
+/// The id of the link from `source` to `target`, or 0.
+///
+/// # Safety
+/// `store` must be a live handle; `id` valid.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_search(
+    store: *mut Store,
+    source: u64,
+    target: u64,
+    id: *mut u64,
+) -> Status {
+    let Some(s) = (unsafe { handle(store) }) else {
+        return Status::BadArgument;
+    };
+    guard(|| {
+        status(
+            Ok(with_store!(s, s => s.search(source, target)).unwrap_or(0)),
+            id,
+        )
+    })
+}
+
+/// Called for each link found; returns non-zero to go on, 0 to stop.
+pub type EachCallback =
+    unsafe extern "C" fn(context: *mut c_void, id: u64, source: u64, target: u64) -> i32;
+
+/// Calls `callback` for every link matching [index, source, target].
+///
+/// # Safety
+/// `store` must be a live handle; `callback` a valid function that does not unwind.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_each(
+    store: *mut Store,
+    index: u64,
+    source: u64,
+    target: u64,
+    callback: Option<EachCallback>,
+    context: *mut c_void,
+) -> Status {
+    let (Some(s), Some(callback)) = (unsafe { handle(store) }, callback) else {
+        return Status::BadArgument;
+    };
+    guard(|| {
+        with_store!(s, s => s.each_by([index, source, target], |link| {
+            // SAFETY: the caller's callback and context.
+            if unsafe { callback(context, link.index, link.source, link.target) } != 0 { Flow::Continue } else { Flow::Break }
+        }));
+        Status::Ok
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn collect(context: *mut c_void, id: u64, source: u64, target: u64) -> i32 {
+        let found = unsafe { &mut *(context as *mut Vec<(u64, u64, u64)>) };
+        found.push((id, source, target));
+        1
+    }
+
+    #[test]
+    fn both_layouts_create_query_update_and_delete() {
+        for layout in [0, 1] {
+            let mut store = std::ptr::null_mut();
+            unsafe {
+                assert_eq!(doublets_new(layout, 0, &mut store), Status::Ok);
+                let (mut a, mut b, mut c) = (0, 0, 0);
+                assert_eq!(doublets_create_point(store, &mut a), Status::Ok);
+                assert_eq!(doublets_create_point(store, &mut b), Status::Ok);
+                assert_eq!(doublets_create_link(store, a, b, &mut c), Status::Ok);
+                let any = doublets_any(store);
+                let mut found: Vec<(u64, u64, u64)> = Vec::new();
+                let context = &mut found as *mut _ as *mut c_void;
+                assert_eq!(
+                    doublets_each(store, any, a, any, Some(collect), context),
+                    Status::Ok
+                );
+                found.sort();
+                assert_eq!(found, [(a, a, a), (c, a, b)]);
+                let mut id = 0;
+                assert_eq!(doublets_search(store, a, b, &mut id), Status::Ok);
+                assert_eq!(id, c);
+                assert_eq!(doublets_update(store, c, 0, 0), Status::Ok);
+                assert_eq!(doublets_search(store, a, b, &mut id), Status::Ok);
+                assert_eq!(id, 0);
+                assert_eq!(doublets_delete(store, c), Status::Ok);
+                assert_eq!(doublets_delete(store, c), Status::NotFound);
+                let mut count = 0;
+                assert_eq!(doublets_count(store, any, any, any, &mut count), Status::Ok);
+                assert_eq!(count, 2);
+                doublets_free(store);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
+        unsafe {
+            let mut store = std::ptr::null_mut();
+            assert_eq!(doublets_new(7, 0, &mut store), Status::BadArgument);
+            assert_eq!(
+                doublets_delete(std::ptr::null_mut(), 1),
+                Status::BadArgument
+            );
+        }
+    }
+}
