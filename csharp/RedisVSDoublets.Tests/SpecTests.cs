@@ -1,0 +1,77 @@
+namespace RedisVSDoublets.Tests;
+
+/// <summary>The spec loader (no server needed): the real spec loads, malformed ones name their line.</summary>
+public class SpecTests
+{
+    static string Real => File.ReadAllText(Path.Combine(RedisFixture.Root, Spec.RelativePath));
+
+    static string Error(string from, string to)
+    {
+        Assert.Contains(from, Real);
+        var e = Assert.Throws<SpecException>(() => Spec.Parse(Real.Replace(from, to), "spec.yaml", Bench.CheckRequest));
+        return e.Message;
+    }
+
+    [Fact]
+    public void TheRealSpecLoadsBothSuitesInTableOrder()
+    {
+        var spec = Stores.Spec();
+        Assert.Equal(["links", "typical"], spec.Suites.Select(s => s.Id));
+        Assert.Equal(["Create", "Update", "Delete", "Each All", "Each Identity", "Each Concrete", "Each Outgoing", "Each Incoming"],
+            spec.Suites[0].Operations.Select(o => o.Name));
+        Assert.Equal(9, spec.Suites[1].Operations.Count);
+        Assert.Equal(new Tally { Count = 200, Sum = 2 * 5050 }, spec.Suites[0].Operations[1].Expected.Tally([1000, 100]));
+    }
+
+    [Fact]
+    public void UnknownFieldNamesItsLine()
+    {
+        var e = Error("family_env: BENCHMARK_BACKEND", "family_env: BENCHMARK_BACKEND\ncolour: blue");
+        Assert.StartsWith("spec.yaml:", e);
+        Assert.Contains("colour", e);
+    }
+
+    [Fact]
+    public void WrongTypeAndDuplicateKeyAreRefused()
+    {
+        Assert.Contains("spec.yaml:", Error("default: 1000", "default: lots"));
+        Assert.Contains("spec.yaml:", Error("    name: Create\n", "    name: Create\n        name: Again\n"));
+    }
+
+    [Fact]
+    public void UnknownRequestNamesItsLineAndVerb()
+    {
+        var e = Error("do: [create_point]\n        expected: { ids: B+1", "do: [create_many]\n        expected: { ids: B+1");
+        Assert.Matches(@"^spec\.yaml:\d+: ""create_many"": unknown request ""create_many""", e);
+    }
+
+    [Fact]
+    public void UnknownSuiteIsAnErrorNotASkip()
+    {
+        Assert.Contains("no store implements the suite \"graphs\"", Error("  - id: typical", "  - id: graphs"));
+    }
+
+    [Fact]
+    public void SizesComeFromTheEnvironmentWithClearErrors()
+    {
+        var spec = Stores.Spec();
+        Assert.Equal([1000UL, 100UL], spec.SizesFrom(_ => null));
+        var e = Assert.Throws<SpecException>(() => spec.SizesFrom(v => v == "BENCHMARK_LINKS" ? "2000" : null));
+        Assert.Contains("BENCHMARK_LINKS=2000 is more than B = 1000", e.Message);
+        Assert.Contains("is not a whole number", Assert.Throws<SpecException>(() => spec.SizesFrom(v => v == "BENCHMARK_BACKGROUND_LINKS" ? "many" : null)).Message);
+        Assert.Contains("is not one of doublets, redis", Assert.Throws<SpecException>(() => spec.FamiliesFrom("cassandra")).Message);
+    }
+
+    [Fact]
+    public void BencherLinesUseTheInvariantCultureWhateverTheCurrentOne()
+    {
+        var saved = System.Globalization.CultureInfo.CurrentCulture;
+        try
+        {
+            System.Globalization.CultureInfo.CurrentCulture = new System.Globalization.CultureInfo("ru-RU");
+            Assert.Equal("test create/Redis_Pipeline ... bench:   1,234,568 ns/iter (+/- 8,911)",
+                Sampler.BencherLine("create/Redis_Pipeline", 1234567.6, 8910.7));
+        }
+        finally { System.Globalization.CultureInfo.CurrentCulture = saved; }
+    }
+}

@@ -1,0 +1,270 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace RedisVSDoublets;
+
+/// <summary>
+/// The Rust doublets 0.18 core through its C ABI (rust/ffi): Platform.Data.Doublets cannot be
+/// restored from this project's package sources. Blittable arguments, source-generated marshalling
+/// and a function-pointer callback: a call allocates nothing.
+/// </summary>
+static unsafe partial class Native
+{
+    const string Library = "doublets_ffi";
+
+    public enum Status { Ok = 0, NotFound = 1, Failed = 2, BadArgument = 3, Panicked = 4 }
+
+    [LibraryImport(Library, EntryPoint = "doublets_new")] public static partial Status New(int layout, int external, out nint store);
+    [LibraryImport(Library, EntryPoint = "doublets_free")] public static partial void Free(nint store);
+    [LibraryImport(Library, EntryPoint = "doublets_any")] public static partial ulong Any(nint store);
+    [LibraryImport(Library, EntryPoint = "doublets_create_point")] public static partial Status CreatePoint(nint store, out ulong id);
+    [LibraryImport(Library, EntryPoint = "doublets_create_link")] public static partial Status CreateLink(nint store, ulong source, ulong target, out ulong id);
+    [LibraryImport(Library, EntryPoint = "doublets_update")] public static partial Status Update(nint store, ulong id, ulong source, ulong target);
+    [LibraryImport(Library, EntryPoint = "doublets_delete")] public static partial Status Delete(nint store, ulong id);
+    [LibraryImport(Library, EntryPoint = "doublets_get")] public static partial Status Get(nint store, ulong id, out ulong source, out ulong target);
+    [LibraryImport(Library, EntryPoint = "doublets_count")] public static partial Status Count(nint store, ulong index, ulong source, ulong target, out ulong count);
+    [LibraryImport(Library, EntryPoint = "doublets_search")] public static partial Status Search(nint store, ulong source, ulong target, out ulong id);
+    [LibraryImport(Library, EntryPoint = "doublets_each")]
+    public static partial Status Each(nint store, ulong index, ulong source, ulong target, delegate* unmanaged<void*, ulong, ulong, ulong, int> callback, void* context);
+}
+
+public enum Layout { United = 0, Split = 1 }
+
+/// <summary>One doublets store: the calls the C# stores build on, with errors as exceptions.</summary>
+public sealed unsafe class NativeStore : IDisposable
+{
+    nint handle;
+    readonly List<Link> found = [];
+    GCHandle self;
+
+    public ulong Any { get; }
+
+    /// <summary>Creating a store reserves and zero-fills 64 MiB (united) or 80 MiB (split).</summary>
+    public NativeStore(Layout layout, bool external)
+    {
+        Check(Native.New((int)layout, external ? 1 : 0, out handle), "creating a store");
+        Any = Native.Any(handle);
+        self = GCHandle.Alloc(this);
+    }
+
+    static void Check(Native.Status status, string what, ulong id = 0)
+    {
+        switch (status)
+        {
+            case Native.Status.Ok: return;
+            case Native.Status.NotFound: throw new RequestException($"link {id} does not exist");
+            default: throw new InvalidOperationException($"doublets failed {what}: {status}");
+        }
+    }
+
+    public ulong CreatePoint() { Check(Native.CreatePoint(handle, out var id), "creating a point"); return id; }
+    public ulong CreateLink(ulong source, ulong target) { Check(Native.CreateLink(handle, source, target, out var id), "creating a link"); return id; }
+    public void Update(ulong id, ulong source, ulong target) => Check(Native.Update(handle, id, source, target), "updating", id);
+    public void Delete(ulong id) => Check(Native.Delete(handle, id), "deleting", id);
+    public ulong Search(ulong source, ulong target) { Check(Native.Search(handle, source, target, out var id), "searching"); return id; }
+    public ulong Count() { Check(Native.Count(handle, Any, Any, Any, out var count), "counting"); return count; }
+
+    public (ulong Source, ulong Target) Get(ulong id)
+    {
+        Check(Native.Get(handle, id, out var source, out var target), "reading", id);
+        return (source, target);
+    }
+
+    /// <summary>The links matching [index, source, target]; the list is reused by the next call.</summary>
+    public List<Link> Each(ulong index, ulong source, ulong target)
+    {
+        found.Clear();
+        Check(Native.Each(handle, index, source, target, &Collect, (void*)GCHandle.ToIntPtr(self)), "enumerating");
+        return found;
+    }
+
+    [UnmanagedCallersOnly]
+    static int Collect(void* context, ulong id, ulong source, ulong target)
+    {
+        var store = (NativeStore)GCHandle.FromIntPtr((nint)context).Target!;
+        store.found.Add(new Link(id, source, target));
+        return 1;
+    }
+
+    public void Dispose()
+    {
+        if (handle != 0) Native.Free(handle);
+        handle = 0;
+        if (self.IsAllocated) self.Free();
+    }
+}
+
+/// <summary>Links in a doublets store.</summary>
+public sealed class DoubletsLinks(Layout layout) : IStore<LinkRequest, Link>, IDisposable
+{
+    readonly NativeStore store = new(layout, external: false);
+
+    public void Run<TSink>(ReadOnlySpan<LinkRequest> batch, ref TSink sink) where TSink : struct, ISink<Link>
+    {
+        var any = store.Any;
+        foreach (var r in batch)
+        {
+            switch (r.Verb)
+            {
+                case LinkVerb.CreatePoint: sink.Add(Link.Point(store.CreatePoint())); break;
+                case LinkVerb.Create: sink.Add(new Link(store.CreateLink(r.Source, r.Target), r.Source, r.Target)); break;
+                case LinkVerb.Update: store.Update(r.Id, r.Source, r.Target); sink.Add(new Link(r.Id, r.Source, r.Target)); break;
+                case LinkVerb.Delete: store.Delete(r.Id); sink.Add(new Link(r.Id, 0, 0)); break;
+                default:
+                    foreach (var link in store.Each(r.Query.Id ?? any, r.Query.Source ?? any, r.Query.Target ?? any)) sink.Add(link);
+                    break;
+            }
+        }
+    }
+
+    public void Dispose() => store.Dispose();
+}
+
+/// <summary>
+/// The typical-usage structures as links, exactly as the Rust side keeps them: numbers are external
+/// references; a key-value pair is (key, value); a member is (set, member) with `set` a point link;
+/// the queue is a singly linked list of nodes (next, value) with a head link (first, last). Every
+/// change is ordered so no two links ever share a (source, target) pair.
+/// </summary>
+public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
+{
+    const ulong Half = ulong.MaxValue / 2;
+    readonly NativeStore store;
+    readonly ulong any, set, queue;
+
+    public DoubletsUsage(Layout layout)
+    {
+        store = new NativeStore(layout, external: true);
+        any = store.Any;
+        set = store.CreatePoint();
+        queue = store.CreateLink(0, 0);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    static ulong Raw(ulong number) => ulong.MaxValue - number + 1;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    static ulong Number(ulong raw) => raw == Half + 1 ? 0 : raw > Half + 1 ? ulong.MaxValue - raw + 1 : raw;
+
+    Link? KeyLink(ulong key)
+    {
+        var found = store.Each(any, Raw(key), any);
+        return found.Count > 0 ? found[0] : null;
+    }
+
+    public void Run<TSink>(ReadOnlySpan<UsageRequest> batch, ref TSink sink) where TSink : struct, ISink<Entry>
+    {
+        UsageRequest.Validate(batch);
+        foreach (var r in batch) RunOne(r, ref sink);
+    }
+
+    void RunOne<TSink>(UsageRequest r, ref TSink sink) where TSink : struct, ISink<Entry>
+    {
+        var s = store;
+        switch (r.Verb)
+        {
+            case UsageVerb.Get:
+                if (KeyLink(r.Key) is { } got) sink.Add(new Entry(r.Key, Number(got.Target)));
+                break;
+            case UsageVerb.Set:
+                if (KeyLink(r.Key) is { } old) s.Update(old.Id, Raw(r.Key), Raw(r.Value));
+                else s.CreateLink(Raw(r.Key), Raw(r.Value));
+                sink.Add(new Entry(r.Key, r.Value));
+                break;
+            case UsageVerb.Del:
+                if (KeyLink(r.Key) is { } gone) { s.Delete(gone.Id); sink.Add(new Entry(r.Key, r.Key)); }
+                break;
+            case UsageVerb.Incr:
+                ulong value;
+                if (KeyLink(r.Key) is { } counter)
+                {
+                    value = Number(counter.Target);
+                    if (value >= UsageRequest.Max) throw new RequestException($"INCR {r.Key}: {value} + 1 would overflow");
+                    s.Update(counter.Id, Raw(r.Key), Raw(++value));
+                }
+                else
+                {
+                    s.CreateLink(Raw(r.Key), Raw(value = 1));
+                }
+                sink.Add(new Entry(r.Key, value));
+                break;
+            case UsageVerb.RPush:
+            {
+                var (first, last) = s.Get(queue);
+                var node = s.CreateLink(0, 0);
+                if (last != 0) s.Update(last, node, s.Get(last).Target);
+                s.Update(node, 0, Raw(r.Key));
+                s.Update(queue, first == 0 ? node : first, node);
+                sink.Add(new Entry(0, r.Key));
+                break;
+            }
+            case UsageVerb.LPush:
+            {
+                var (first, last) = s.Get(queue);
+                var node = first == 0 ? s.CreateLink(0, Raw(r.Key)) : s.CreateLink(first, Raw(r.Key));
+                s.Update(queue, node, last == 0 ? node : last);
+                sink.Add(new Entry(0, r.Key));
+                break;
+            }
+            case UsageVerb.LPop:
+            {
+                var (first, last) = s.Get(queue);
+                if (first == 0) break;
+                var head = s.Get(first);
+                s.Delete(first);
+                s.Update(queue, head.Source, head.Source == 0 ? 0 : last);
+                sink.Add(new Entry(0, Number(head.Target)));
+                break;
+            }
+            case UsageVerb.RPop:
+            {
+                var (first, last) = s.Get(queue);
+                if (last == 0) break;
+                var tail = s.Get(last);
+                // The head link starts at `first`; when first == last there is no node before the last.
+                Link? before = null;
+                if (first != last && s.Each(any, last, any) is { Count: > 0 } previous) before = previous[0];
+                s.Delete(last);
+                if (before is { } node)
+                {
+                    s.Update(node.Id, 0, node.Target);
+                    s.Update(queue, first, node.Id);
+                }
+                else
+                {
+                    s.Update(queue, 0, 0);
+                }
+                sink.Add(new Entry(0, Number(tail.Target)));
+                break;
+            }
+            case UsageVerb.SAdd:
+                if (s.Search(set, Raw(r.Key)) == 0) { s.CreateLink(set, Raw(r.Key)); sink.Add(new Entry(0, r.Key)); }
+                break;
+            case UsageVerb.SRem:
+                if (s.Search(set, Raw(r.Key)) is var member and not 0) { s.Delete(member); sink.Add(new Entry(0, r.Key)); }
+                break;
+            case UsageVerb.SIsMember:
+                if (s.Search(set, Raw(r.Key)) != 0) sink.Add(new Entry(0, r.Key));
+                break;
+            case UsageVerb.Queue:
+            {
+                var (id, _) = s.Get(queue);
+                var links = s.Count();
+                for (ulong position = 1; id != 0; position++)
+                {
+                    if (position > links) throw new InvalidOperationException("the queue does not end: it has more nodes than the store has links");
+                    var node = s.Get(id);
+                    sink.Add(new Entry(position, Number(node.Target)));
+                    id = node.Source;
+                }
+                break;
+            }
+            case UsageVerb.Members:
+                foreach (var link in s.Each(any, set, any))
+                    if (link.Id != set) sink.Add(new Entry(0, Number(link.Target)));
+                break;
+        }
+    }
+
+    public void Dispose() => store.Dispose();
+}

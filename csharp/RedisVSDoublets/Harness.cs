@@ -1,0 +1,138 @@
+using System.Diagnostics;
+
+namespace RedisVSDoublets;
+
+/// <summary>A check failed: the run stops and no time is printed for the cell.</summary>
+public sealed class ValidationException(string message) : Exception(message);
+
+/// <summary>
+/// What makes a number trustworthy, as on the Rust side: the background is loaded and checked,
+/// every operation runs first on the model (which refuses workloads that would corrupt doublets)
+/// and once on the store, checked, and the background is checked again after measuring.
+/// </summary>
+public sealed class Prepared<TRequest, TFound>
+    where TRequest : IRequest<TRequest, TFound>
+    where TFound : IComparable<TFound>
+{
+    public Operation Operation { get; }
+    public TRequest[] Work { get; }
+    public TRequest[] Undo { get; }
+    public Tally Expected { get; }
+    /// <summary>The largest id or value the operation reports: checks probe up to it.</summary>
+    public ulong Reaches { get; }
+
+    public Prepared(Operation operation, ulong[] sizes)
+    {
+        Operation = operation;
+        var what = $"operation {operation.Id}";
+        Work = [.. operation.Work.Build(sizes, TRequest.Build, what)];
+        Undo = operation.Undo is null ? [] : [.. operation.Undo.Build(sizes, TRequest.Build, what)];
+        Expected = operation.Expected.Tally(sizes);
+        Reaches = (ulong)operation.Expected.Ids.Values(sizes).Max();
+    }
+
+    /// <summary>One measured iteration: times the work alone, checks what it reported, then undoes it.</summary>
+    public long Measure<TStore>(TStore store, string cell) where TStore : IStore<TRequest, TFound>
+    {
+        var tally = new TallySink<TRequest, TFound>();
+        var start = Stopwatch.GetTimestamp();
+        store.Run(Work, ref tally);
+        var elapsed = Stopwatch.GetTimestamp() - start;
+        if (!tally.Tally.Equals(Expected)) throw new ValidationException($"{cell}: expected {Expected}, found {tally.Tally}");
+        var ignore = new TallySink<TRequest, TFound>();
+        store.Run(Undo, ref ignore);
+        return elapsed;
+    }
+
+    /// <summary>The checked iteration before measuring: the model first, then the store must report the same; both undone.</summary>
+    public void Check<TStore, TModel>(TStore store, TModel model, string cell)
+        where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        List<TFound> want;
+        try { want = Checks.Run<TRequest, TFound, TModel>(model, Work); }
+        catch (RequestException e) { throw new ValidationException($"{cell}: the model refuses the work: {e.Message}"); }
+        var modelTally = Checks.Tally<TRequest, TFound>(want);
+        if (!modelTally.Equals(Expected))
+            throw new ValidationException($"{cell}: the spec expects {Expected}, but the model reports {modelTally}: the spec is wrong");
+        var got = Checks.Run<TRequest, TFound, TStore>(store, Work);
+        if (!got.SequenceEqual(want))
+            throw new ValidationException($"{cell}: expected {Expected}, found {Checks.Tally<TRequest, TFound>(got)}{Checks.FirstDifference(want, got)}");
+        Checks.Run<TRequest, TFound, TModel>(model, Undo);
+        Checks.Run<TRequest, TFound, TStore>(store, Undo);
+    }
+}
+
+public static class Checks
+{
+    /// <summary>Runs a batch and returns what it reported, sorted (queries report in each store's own order).</summary>
+    public static List<TFound> Run<TRequest, TFound, TStore>(TStore store, ReadOnlySpan<TRequest> batch, bool check = false)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+    {
+        var sink = new ListSink<TFound>();
+        if (check) store.Check(batch, ref sink);
+        else store.Run(batch, ref sink);
+        sink.Items.Sort();
+        return sink.Items;
+    }
+
+    public static Tally Tally<TRequest, TFound>(List<TFound> found)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+    {
+        var tally = new Tally();
+        foreach (var f in found) tally.Add(TRequest.CountedAs(f));
+        return tally;
+    }
+
+    public static string FirstDifference<T>(List<T> want, List<T> got)
+    {
+        var missing = want.Except(got).Take(1).ToList();
+        if (missing.Count > 0) return $" (missing {missing[0]})";
+        var extra = got.Except(want).Take(1).ToList();
+        return extra.Count > 0 ? $" (unexpected {extra[0]})" : " (the same items, counted differently)";
+    }
+
+    /// <summary>Loads the background into the store and checks it against the model, which holds it already.</summary>
+    public static TimeSpan Load<TRequest, TFound, TStore, TModel>(TStore store, TModel model, TRequest[] background, Tally expected, string name)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        // Loading takes the store's check path: pipelined chunks for Redis, plain calls for doublets.
+        var tally = new TallySink<TRequest, TFound>();
+        var watch = Stopwatch.StartNew();
+        store.Check(background, ref tally);
+        var took = watch.Elapsed;
+        if (!tally.Tally.Equals(expected)) throw new ValidationException($"{name}: loading the background reported {tally.Tally}, expected {expected}");
+        Verify<TRequest, TFound, TStore, TModel>(store, model, name, 0);
+        return took;
+    }
+
+    /// <summary>Checks that the store holds exactly what the model holds, probe by probe in chunks.</summary>
+    public static void Verify<TRequest, TFound, TStore, TModel>(TStore store, TModel model, string name, ulong upTo)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        var probes = model.Probes(upTo).ToArray();
+        for (var start = 0; start < probes.Length; start += 10_000)
+        {
+            var chunk = probes.AsSpan(start, Math.Min(10_000, probes.Length - start));
+            var want = Run<TRequest, TFound, TModel>(model, chunk);
+            var got = Run<TRequest, TFound, TStore>(store, chunk, check: true);
+            if (want.SequenceEqual(got)) continue;
+            foreach (var probe in chunk.ToArray())
+            {
+                var (w, g) = (Run<TRequest, TFound, TModel>(model, [probe]), Run<TRequest, TFound, TStore>(store, [probe], check: true));
+                if (!w.SequenceEqual(g))
+                    throw new ValidationException($"{name}: the background is damaged: {probe} should find {w.Count} items, found {g.Count}{FirstDifference(w, g)}");
+            }
+            throw new ValidationException($"{name}: the background is damaged{FirstDifference(want, got)}");
+        }
+    }
+}

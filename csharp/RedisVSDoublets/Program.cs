@@ -1,0 +1,207 @@
+using System.Globalization;
+using System.Runtime.InteropServices;
+using RedisVSDoublets;
+
+// `dotnet run -c Release --project csharp/RedisVSDoublets`: every suite, operation and backend of
+// spec/benchmarks.yaml, sampled as Criterion samples. Results (bencher lines) go to stdout,
+// progress and errors to stderr. Exit codes: 0 every cell measured and checked, 1 otherwise.
+CultureInfo.DefaultThreadCurrentCulture = CultureInfo.InvariantCulture;
+CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
+try
+{
+    return new Bench().Run();
+}
+catch (Exception e) when (e is SpecException or ValidationException or RequestException or InvalidOperationException
+    or ArgumentException or StackExchange.Redis.RedisException or IOException)
+{
+    Console.Error.WriteLine($"error: {e.Message}");
+    return 1;
+}
+
+public sealed class Bench
+{
+    readonly string root = Spec.FindRoot(Directory.GetCurrentDirectory());
+    readonly List<string> lines = [];
+    Spec spec = null!;
+    ulong[] sizes = [];
+    IReadOnlyList<FamilyDef> families = [];
+    RedisServer? server;
+
+    /// <summary>Checks a request against the suite that will run it: the suites this harness knows.</summary>
+    public static string? CheckRequest(string suite, string verb, ulong?[] args)
+    {
+        try
+        {
+            switch (suite)
+            {
+                case "links": LinkRequest.Build(verb, args); return null;
+                case "typical": UsageRequest.Build(verb, args); return null;
+                default: return $"no store implements the suite \"{suite}\" (known: links, typical)";
+            }
+        }
+        catch (RequestException e) { return e.Message; }
+    }
+
+    public int Run()
+    {
+        spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
+        sizes = spec.SizesFrom(Environment.GetEnvironmentVariable);
+        families = spec.FamiliesFrom(Environment.GetEnvironmentVariable(spec.File.FamilyEnv));
+        var results = Environment.GetEnvironmentVariable("BENCHMARK_RESULTS");
+        if (results is { Length: > 0 } && Path.GetDirectoryName(Path.GetFullPath(results)) is { } dir && !Directory.Exists(dir))
+            throw new IOException($"BENCHMARK_RESULTS={results}: the folder {dir} does not exist");
+        Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
+        using var redis = server = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(Environment.GetEnvironmentVariable("REDIS_URL")) : null;
+        if (server is not null) Console.Error.WriteLine($"{server.Version()} at {server.Url}");
+
+        foreach (var suite in spec.Suites)
+        {
+            switch (suite.Id)
+            {
+                case "links":
+                    RunSuite<LinkRequest, Link, LinksModel, LinksCodec>(suite, new LinksModel(),
+                        layout => new DoubletsLinks(layout));
+                    break;
+                case "typical":
+                    RunSuite<UsageRequest, Entry, UsageModel, UsageCodec>(suite, new UsageModel(),
+                        layout => new DoubletsUsage(layout));
+                    break;
+                default:
+                    throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
+            }
+        }
+        if (results is { Length: > 0 }) WriteResults(results);
+        return 0;
+    }
+
+    bool Selected(Suite suite, string backend) =>
+        suite.Backends.Contains(backend) && families.Any(f => f.Id == spec.Backend(backend).Family);
+
+    void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>> doublets)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TModel : IModel<TRequest, TFound>
+        where TCodec : struct, IRedisCodec<TRequest, TFound>
+    {
+        var background = suite.Background.Build(sizes, TRequest.Build, $"suite {suite.Id} background").ToArray();
+        var prepared = suite.Operations.Select(op => new Prepared<TRequest, TFound>(op, sizes)).ToList();
+        var ignore = new TallySink<TRequest, TFound>();
+        model.Run(background, ref ignore);
+        var expected = suite.BackgroundExpected.Tally(sizes);
+        var reaches = prepared.Max(p => p.Reaches);
+        var done = new List<string>();
+
+        void Cells(IStore<TRequest, TFound> store, string backend)
+        {
+            var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
+            foreach (var p in prepared)
+            {
+                var cell = $"{p.Operation.Id}/{backend}";
+                Console.Error.WriteLine($"{suite.Name}: {cell}…");
+                p.Check(store, model, cell);
+                var (median, sd) = Sampler.Measure(sampling, iterations =>
+                {
+                    long ticks = 0;
+                    for (long k = 0; k < iterations; k++) ticks += p.Measure(store, cell);
+                    return ticks;
+                });
+                Checks.Verify<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, cell, reaches);
+                var line = Sampler.BencherLine(cell, median, sd);
+                lines.Add(line);
+                Console.WriteLine(line);
+            }
+            done.Add(backend);
+        }
+
+        void Load(IStore<TRequest, TFound> store, string name)
+        {
+            var took = Checks.Load<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, background, expected, name);
+            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked)");
+        }
+
+        foreach (var (backend, layout) in new[] { ("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split) })
+        {
+            if (!Selected(suite, backend)) continue;
+            var store = doublets(layout);
+            try
+            {
+                Load(store, backend);
+                Cells(store, backend);
+            }
+            finally { (store as IDisposable)?.Dispose(); }
+        }
+        var modes = Modes.All.Where(m => Selected(suite, m.Backend())).ToList();
+        if (modes.Count > 0 && server is not null)
+        {
+            // One load serves the three modes: every iteration is undone and the checks prove it.
+            var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
+            var db = server.Claim(File.ReadAllText(Path.Combine(root, "redis/links.lua")), allowFlush);
+            var redis = new RedisStore<TRequest, TFound, TCodec>(db);
+            Load(redis, "Redis");
+            foreach (var mode in modes)
+            {
+                redis.Mode = mode;
+                Cells(redis, mode.Backend());
+            }
+        }
+        foreach (var backend in suite.Backends)
+            if (Selected(suite, backend) && !done.Contains(backend))
+                throw new SpecException($"{spec.Path}: suite {suite.Id} lists backend {backend}, which no store implements");
+    }
+
+    void WriteResults(string path)
+    {
+        var provenance = new List<(string, string)>
+        {
+            ("language", "csharp"),
+            ("toolchain", $".NET SDK {Command("dotnet", "--version") ?? "unknown"}"),
+            ("runtime", RuntimeInformation.FrameworkDescription),
+            ("client", $"StackExchange.Redis {typeof(StackExchange.Redis.ConnectionMultiplexer).Assembly.GetName().Version?.ToString(3)}"),
+            ("doublets", "doublets 0.18.0 (Rust core via P/Invoke)"),
+        };
+        provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
+        provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
+        if (server is not null) provenance.Add(("redis", server.Version()));
+        provenance.AddRange(Provenance.Common(root));
+        var text = string.Concat(provenance.Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        File.WriteAllText(path, text);
+        Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
+    }
+
+    public static string? Command(string file, params string[] args)
+    {
+        try
+        {
+            using var process = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo(file, args)
+            { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false })!;
+            var output = process.StandardOutput.ReadToEnd().Trim();
+            process.WaitForExit();
+            return process.ExitCode == 0 ? output : null;
+        }
+        catch (System.ComponentModel.Win32Exception) { return null; }
+    }
+}
+
+/// <summary>The conditions a run measured under, as the Rust side writes them.</summary>
+static class Provenance
+{
+    public static IEnumerable<(string, string)> Common(string root)
+    {
+        var commit = Environment.GetEnvironmentVariable("GITHUB_SHA") ?? Bench.Command("git", "-C", root, "rev-parse", "HEAD") ?? "unknown";
+        if (Environment.GetEnvironmentVariable("GITHUB_SHA") is null && Bench.Command("git", "-C", root, "status", "--porcelain") is { Length: > 0 })
+            commit += "+changes";
+        yield return ("commit", commit);
+        yield return ("date", DateTime.UtcNow.ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture));
+        var cpu = File.Exists("/proc/cpuinfo") ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))?.Split(':', 2)[1].Trim() : null;
+        yield return ("cpu", cpu ?? "unknown");
+        yield return ("cpus", Environment.ProcessorCount.ToString(CultureInfo.InvariantCulture));
+        var allowed = File.Exists("/proc/self/status") ? File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))?.Split(':', 2)[1].Trim() : null;
+        var online = File.Exists("/sys/devices/system/cpu/online") ? File.ReadAllText("/sys/devices/system/cpu/online").Trim() : null;
+        yield return ("placement", allowed is null || allowed == online ? "unpinned" : allowed);
+        var os = File.Exists("/etc/os-release") ? File.ReadLines("/etc/os-release").FirstOrDefault(l => l.StartsWith("PRETTY_NAME=", StringComparison.Ordinal))?.Split('=', 2)[1].Trim('"') : null;
+        yield return ("os", os ?? RuntimeInformation.OSDescription);
+        if (Environment.GetEnvironmentVariable("GITHUB_RUN_ID") is { } run)
+            yield return ("ci_run", $"{Environment.GetEnvironmentVariable("GITHUB_SERVER_URL")}/{Environment.GetEnvironmentVariable("GITHUB_REPOSITORY")}/actions/runs/{run}");
+    }
+}

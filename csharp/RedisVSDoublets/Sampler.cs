@@ -1,0 +1,57 @@
+using System.Diagnostics;
+
+namespace RedisVSDoublets;
+
+/// <summary>
+/// Criterion's sampling, so both languages' numbers mean the same: a warm-up for the given time
+/// estimates the cost of one iteration; then the given number of samples fills the measurement
+/// time, with iteration counts d, 2d, …, n·d (linear) or the same count in each sample (flat).
+/// Each sample is timed as a whole by the routine, which keeps the undo outside its timer.
+/// The result is the median of the per-sample averages and their standard deviation, in ns.
+/// </summary>
+public static class Sampler
+{
+    public static (double MedianNs, double StdDevNs) Measure(SamplingDef sampling, Func<long, long> routine)
+    {
+        double nsPerTick = 1e9 / Stopwatch.Frequency;
+        var warmUp = Stopwatch.StartNew();
+        long iterations = 1, totalIterations = 0, totalTicks = 0;
+        while (warmUp.Elapsed.TotalSeconds < sampling.WarmUpSeconds)
+        {
+            totalTicks += routine(iterations);
+            totalIterations += iterations;
+            iterations *= 2;
+        }
+        var perIteration = Math.Max(totalTicks * nsPerTick / Math.Max(totalIterations, 1), 1.0);
+        var n = sampling.Samples;
+        var budget = sampling.MeasurementSeconds * 1e9;
+        var counts = new long[n];
+        if (sampling.Mode == "flat")
+        {
+            var each = (long)Math.Max(1, Math.Ceiling(budget / (perIteration * n)));
+            Array.Fill(counts, each);
+        }
+        else
+        {
+            var d = (long)Math.Max(1, Math.Ceiling(budget / (perIteration * n * (n + 1) / 2.0)));
+            for (var k = 0; k < n; k++) counts[k] = d * (k + 1);
+        }
+        var averages = counts.Select(count => routine(count) * nsPerTick / count).ToArray();
+        return Statistics(averages);
+    }
+
+    public static (double Median, double StdDev) Statistics(double[] values)
+    {
+        var sorted = values.Order().ToArray();
+        var middle = sorted.Length / 2;
+        var median = sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        var mean = values.Average();
+        var variance = values.Sum(v => (v - mean) * (v - mean)) / Math.Max(values.Length - 1, 1);
+        return (median, Math.Sqrt(variance));
+    }
+
+    /// <summary>The bencher line of a cell, exactly as Criterion prints it, in the invariant culture.</summary>
+    public static string BencherLine(string name, double medianNs, double stdDevNs) =>
+        string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $"test {name} ... bench: {Math.Round(medianNs),11:N0} ns/iter (+/- {Math.Round(stdDevNs):N0})");
+}

@@ -1,0 +1,286 @@
+using System.Globalization;
+using YamlDotNet.Core;
+using YamlDotNet.Serialization;
+using YamlDotNet.Serialization.NamingConventions;
+
+namespace RedisVSDoublets;
+
+/// <summary>A spec error: the file, the line where known, and what is wrong.</summary>
+public sealed class SpecException(string message) : Exception(message);
+
+public sealed class Text
+{
+    public string En { get; set; } = "";
+    public string Ru { get; set; } = "";
+}
+
+public sealed class SamplingDef
+{
+    public string Mode { get; set; } = "";
+    public int Samples { get; set; }
+    public double WarmUpSeconds { get; set; }
+    public double MeasurementSeconds { get; set; }
+}
+
+public sealed class SizeDef
+{
+    public string Symbol { get; set; } = "";
+    public string Key { get; set; } = "";
+    public string Env { get; set; } = "";
+    public ulong Default { get; set; }
+    public ulong Min { get; set; }
+    public string? Max { get; set; }
+    public Text Description { get; set; } = new();
+}
+
+public sealed class FamilyDef
+{
+    public string Id { get; set; } = "";
+    public string EnvValue { get; set; } = "";
+    public SamplingDef Sampling { get; set; } = new();
+}
+
+public sealed class BackendDef
+{
+    public string Name { get; set; } = "";
+    public string Family { get; set; } = "";
+    public Text Description { get; set; } = new();
+}
+
+public sealed class ExpectedDef
+{
+    public string Ids { get; set; } = "";
+    public ulong? Times { get; set; }
+}
+
+public sealed class WorkDef
+{
+    [YamlMember(Alias = "for")] public string? For { get; set; }
+    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+}
+
+public sealed class BackgroundDef
+{
+    public Text Description { get; set; } = new();
+    [YamlMember(Alias = "for")] public string? For { get; set; }
+    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+    public ExpectedDef Expected { get; set; } = new();
+}
+
+public sealed class OperationDef
+{
+    public string Id { get; set; } = "";
+    public string Name { get; set; } = "";
+    public Text Description { get; set; } = new();
+    [YamlMember(Alias = "for")] public string? For { get; set; }
+    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+    public ExpectedDef Expected { get; set; } = new();
+    public WorkDef? Undo { get; set; }
+}
+
+public sealed class SuiteDef
+{
+    public string Id { get; set; } = "";
+    public Text Name { get; set; } = new();
+    public List<string> Backends { get; set; } = [];
+    public BackgroundDef Background { get; set; } = new();
+    public List<OperationDef> Operations { get; set; } = [];
+}
+
+public sealed class SpecFile
+{
+    public List<SizeDef> Sizes { get; set; } = [];
+    public List<FamilyDef> Families { get; set; } = [];
+    public string FamilyEnv { get; set; } = "";
+    public List<BackendDef> Backends { get; set; } = [];
+    public List<SuiteDef> Suites { get; set; } = [];
+}
+
+/// <summary>One request as the spec writes it (<c>update i 0 0</c>): a verb and arguments, null for <c>*</c>.</summary>
+public sealed record Template(string Verb, IReadOnlyList<Expr?> Args, string Text);
+
+/// <summary>Requests run once, or once per value of a range.</summary>
+public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
+{
+    /// <summary>The concrete requests for these sizes, built by <paramref name="build"/>.</summary>
+    public List<T> Build<T>(ulong[] sizes, Func<string, ulong?[], T> build, string what)
+    {
+        var values = Range is null ? [null] : Range.Values(sizes).Select(v => (long?)v).ToList();
+        var requests = new List<T>(values.Count * Requests.Count);
+        foreach (var i in values)
+        {
+            foreach (var template in Requests)
+            {
+                var args = new ulong?[template.Args.Count];
+                for (var k = 0; k < args.Length; k++)
+                {
+                    if (template.Args[k] is not { } expr) continue;
+                    var value = expr.Eval(sizes, i);
+                    if (value < 0) throw new SpecException($"{what}: \"{template.Text}\" gives {value}, not a number of 0 or more");
+                    args[k] = (ulong)value;
+                }
+                requests.Add(build(template.Verb, args));
+            }
+        }
+        return requests;
+    }
+}
+
+public sealed record Expected(Interval Ids, ulong Times)
+{
+    public Tally Tally(ulong[] sizes)
+    {
+        var tally = new Tally();
+        foreach (var id in Ids.Values(sizes))
+            for (ulong k = 0; k < Times; k++) tally.Add((ulong)id);
+        return tally;
+    }
+}
+
+public sealed record Operation(string Id, string Name, Work Work, Expected Expected, Work? Undo);
+
+public sealed record Suite(string Id, string Name, IReadOnlyList<string> Backends, Work Background, Expected BackgroundExpected, IReadOnlyList<Operation> Operations);
+
+/// <summary>The benchmark spec (spec/benchmarks.yaml), read with YamlDotNet and checked like the Rust side checks it.</summary>
+public sealed class Spec
+{
+    public const string RelativePath = "spec/benchmarks.yaml";
+
+    public required string Path { get; init; }
+    public required SpecFile File { get; init; }
+    public required IReadOnlyList<Suite> Suites { get; init; }
+
+    public BackendDef Backend(string name) => File.Backends.Single(b => b.Name == name);
+    public FamilyDef Family(string id) => File.Families.Single(f => f.Id == id);
+
+    /// <summary>The repository root: the nearest folder above <paramref name="start"/> holding the spec.</summary>
+    public static string FindRoot(string start)
+    {
+        for (var dir = new DirectoryInfo(start); dir is not null; dir = dir.Parent)
+            if (System.IO.File.Exists(System.IO.Path.Combine(dir.FullName, RelativePath))) return dir.FullName;
+        throw new SpecException($"no {RelativePath} above {start}: run from a checkout of RedisVSDoublets");
+    }
+
+    public static Spec Load(string path, Func<string, string, ulong?[], string?> check)
+    {
+        var text = System.IO.File.ReadAllText(path);
+        return Parse(text, path, check);
+    }
+
+    /// <summary>Parses spec text; <paramref name="check"/> returns why a suite's stores cannot run a request, or null.</summary>
+    public static Spec Parse(string text, string path, Func<string, string, ulong?[], string?> check)
+    {
+        SpecFile file;
+        try
+        {
+            file = new DeserializerBuilder()
+                .WithNamingConvention(UnderscoredNamingConvention.Instance)
+                .WithDuplicateKeyChecking()
+                .Build()
+                .Deserialize<SpecFile>(text);
+        }
+        catch (YamlException e)
+        {
+            var inner = e.InnerException is null ? "" : $": {e.InnerException.Message}";
+            throw new SpecException($"{path}:{e.Start.Line}:{e.Start.Column}: {e.Message}{inner}");
+        }
+        var lines = text.Split('\n');
+        string At(string needle)
+        {
+            var line = Array.FindIndex(lines, l => l.Contains(needle, StringComparison.Ordinal));
+            return line < 0 ? path : $"{path}:{line + 1}";
+        }
+
+        var symbols = file.Sizes.Select(s => s.Symbol).ToArray();
+        Duplicates("size", file.Sizes.Select(s => s.Symbol), At);
+        Duplicates("backend", file.Backends.Select(b => b.Name), At);
+        Duplicates("suite", file.Suites.Select(s => s.Id), At);
+        Duplicates("operation", file.Suites.SelectMany(s => s.Operations).Select(o => o.Id), At);
+        foreach (var backend in file.Backends)
+            if (file.Families.All(f => f.Id != backend.Family))
+                throw new SpecException($"{At("family: " + backend.Family)}: unknown family \"{backend.Family}\"");
+
+        Work MakeWork(string? range, List<string> requests, string suite)
+        {
+            var parsedRange = range is null ? null : Wrap(() => Interval.Parse(range, symbols), At(range));
+            var templates = new List<Template>();
+            foreach (var request in requests)
+            {
+                var words = request.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                if (words.Length == 0) throw new SpecException($"{path}: an empty request");
+                var args = words.Skip(1).Select(w => w == "*" ? null : Wrap(() => Expr.Parse(w, symbols), At(request))).ToList();
+                if (parsedRange is null && args.Any(a => a?.UsesVariable == true))
+                    throw new SpecException($"{At(request)}: \"{request}\": i is used, but the work has no `for` range");
+                var probe = args.Select(a => a is null ? (ulong?)null : 1UL).ToArray();
+                if (check(suite, words[0], probe) is { } why)
+                    throw new SpecException($"{At(request)}: \"{request}\": {why}");
+                templates.Add(new Template(words[0], args, request));
+            }
+            if (templates.Count == 0) throw new SpecException($"{path}: a `do` list is empty");
+            return new Work(parsedRange, templates);
+        }
+        Expected MakeExpected(ExpectedDef e) => new(Wrap(() => Interval.Parse(e.Ids, symbols), At(e.Ids)), e.Times ?? 1);
+
+        var suites = new List<Suite>();
+        foreach (var suite in file.Suites)
+        {
+            foreach (var backend in suite.Backends)
+                if (file.Backends.All(b => b.Name != backend))
+                    throw new SpecException($"{At(backend)}: unknown backend \"{backend}\"");
+            var background = MakeWork(suite.Background.For, suite.Background.Do, suite.Id);
+            var operations = suite.Operations.Select(op => new Operation(
+                op.Id,
+                op.Name,
+                MakeWork(op.For, op.Do, suite.Id),
+                MakeExpected(op.Expected),
+                op.Undo is null ? null : MakeWork(op.Undo.For, op.Undo.Do, suite.Id))).ToList();
+            suites.Add(new Suite(suite.Id, suite.Name.En, suite.Backends, background, MakeExpected(suite.Background.Expected), operations));
+        }
+        return new Spec { Path = path, File = file, Suites = suites };
+    }
+
+    static T Wrap<T>(Func<T> parse, string at)
+    {
+        try { return parse(); }
+        catch (FormatException e) { throw new SpecException($"{at}: {e.Message}"); }
+    }
+
+    static void Duplicates(string what, IEnumerable<string> names, Func<string, string> at)
+    {
+        var seen = new HashSet<string>();
+        foreach (var name in names)
+            if (!seen.Add(name)) throw new SpecException($"{at("id: " + name)}: the {what} \"{name}\" is declared twice");
+    }
+
+    /// <summary>The sizes from the environment, checked against each size's bounds.</summary>
+    public ulong[] SizesFrom(Func<string, string?> get)
+    {
+        var values = new List<ulong>();
+        foreach (var size in File.Sizes)
+        {
+            var raw = get(size.Env);
+            ulong value = size.Default;
+            if (raw is not null && !ulong.TryParse(raw.Trim().Replace("_", ""), NumberStyles.None, CultureInfo.InvariantCulture, out value))
+                throw new SpecException($"{size.Env}=\"{raw}\" is not a whole number ({size.Description.En})");
+            if (value < size.Min) throw new SpecException($"{size.Env}={value} is below its minimum {size.Min}");
+            if (size.Max is { } max)
+            {
+                var limit = Expr.Parse(max, File.Sizes.Select(s => s.Symbol).Take(values.Count).ToArray()).Eval([.. values], null);
+                if ((long)value > limit)
+                    throw new SpecException($"{size.Env}={value} is more than {max} = {limit} ({size.Description.En} {max} at most)");
+            }
+            values.Add(value);
+        }
+        return [.. values];
+    }
+
+    /// <summary>The families to run: all, or the one the family variable names.</summary>
+    public IReadOnlyList<FamilyDef> FamiliesFrom(string? value)
+    {
+        if (string.IsNullOrWhiteSpace(value)) return File.Families;
+        var family = File.Families.FirstOrDefault(f => f.EnvValue == value.Trim());
+        return family is null
+            ? throw new SpecException($"{File.FamilyEnv}=\"{value}\" is not one of {string.Join(", ", File.Families.Select(f => f.EnvValue))}")
+            : [family];
+    }
+}
