@@ -8,7 +8,7 @@ namespace RedisVSDoublets;
 /// restored from this project's package sources. Blittable arguments, source-generated marshalling
 /// and a function-pointer callback: a call allocates nothing.
 /// </summary>
-static unsafe partial class Native
+public static unsafe partial class Native
 {
     const string Library = "doublets_ffi";
 

@@ -156,7 +156,7 @@ public sealed class Bench
             ("language", "csharp"),
             ("toolchain", $".NET SDK {Command("dotnet", "--version") ?? "unknown"}"),
             ("runtime", RuntimeInformation.FrameworkDescription),
-            ("client", $"StackExchange.Redis {typeof(StackExchange.Redis.ConnectionMultiplexer).Assembly.GetName().Version?.ToString(3)}"),
+            ("client", $"StackExchange.Redis {PackageVersion(typeof(StackExchange.Redis.ConnectionMultiplexer))}"),
             ("doublets", "doublets 0.18.0 (Rust core via P/Invoke)"),
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
@@ -168,6 +168,11 @@ public sealed class Bench
         File.WriteAllText(path, text);
         Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
     }
+
+    /// <summary>A package's version as published (its assembly version stays at x.0.0).</summary>
+    static string PackageVersion(Type type) =>
+        System.Reflection.CustomAttributeExtensions.GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>(type.Assembly)
+            ?.InformationalVersion.Split('+')[0] ?? "unknown";
 
     public static string? Command(string file, params string[] args)
     {

@@ -125,15 +125,7 @@ proptest! {
 
 #[test]
 fn redis_matches_the_model_in_every_mode() {
-    let server = Server::new(None).unwrap();
-    for mode in Mode::ALL {
-        let mut runner = proptest::test_runner::TestRunner::new(config());
-        runner
-            .run(&workloads(), |batches| {
-                common::replay(&mut common::redis(&server, mode), &batches, request)
-            })
-            .unwrap_or_else(|e| panic!("{mode}: {e}"));
-    }
+    common::redis_in_every_mode(workloads(), request);
 }
 
 const SIZES: [u64; 2] = [60, 12];

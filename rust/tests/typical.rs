@@ -71,15 +71,7 @@ proptest! {
 
 #[test]
 fn redis_matches_the_model_in_every_mode() {
-    let server = Server::new(None).unwrap();
-    for mode in Mode::ALL {
-        let mut runner = proptest::test_runner::TestRunner::new(config());
-        runner
-            .run(&workloads(), |batches| {
-                common::replay(&mut common::redis(&server, mode), &batches, valid)
-            })
-            .unwrap_or_else(|e| panic!("{mode}: {e}"));
-    }
+    common::redis_in_every_mode(workloads(), valid);
 }
 
 /// Runs the same requests on every store, one at a time, and returns what each reported.

@@ -26,6 +26,25 @@ pub fn redis(server: &Server, mode: Mode) -> RedisStore {
     }
 }
 
+/// Replays random workloads on Redis in every mode, each case on a freshly emptied database of
+/// one disposable server.
+pub fn redis_in_every_mode<R: Request, M: Model<R>, A: std::fmt::Debug>(
+    workloads: impl Strategy<Value = Vec<Vec<A>>>,
+    request: impl Fn(&M, &A) -> Option<R> + Copy,
+) where
+    RedisStore: Store<R>,
+{
+    let server = Server::new(None).unwrap();
+    for mode in Mode::ALL {
+        let mut runner = proptest::test_runner::TestRunner::new(config());
+        runner
+            .run(&workloads, |batches| {
+                replay(&mut redis(&server, mode), &batches, request)
+            })
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+    }
+}
+
 /// Runs batches of actions on the model and the store: `request` turns an action into a request
 /// in the model's current state (or none, when it would be invalid there). Both must report the
 /// same for every batch and hold the same at the end.
