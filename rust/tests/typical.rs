@@ -80,7 +80,7 @@ fn on_every_store(
     check: impl Fn(&str, Vec<anyhow::Result<Vec<Entry>>>),
 ) {
     let one = |store: &mut dyn FnMut(&UsageRequest) -> anyhow::Result<Vec<Entry>>| -> Vec<_> {
-        requests.iter().map(|r| store(r)).collect()
+        requests.iter().map(&mut *store).collect()
     };
     let mut model = UsageModel::default();
     check(

@@ -19,7 +19,9 @@ use doublets::{
 type United = unit::Store<u64, Global<LinkPart<u64>>>;
 type Split = split::Store<u64, Global<DataPart<u64>>, Global<IndexPart<u64>>>;
 
-/// A store of either layout.
+/// A store of either layout. One exists per store and lives in a Box, so the size difference of
+/// the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Store {
     United(United),
     Split(Split),

@@ -234,6 +234,9 @@ pub struct Spec {
 /// stands for `*`. Errors say what the verb expects.
 pub type RequestCheck<'a> = &'a dyn Fn(&str, &str, &[Option<u64>]) -> Result<(), String>;
 
+/// [`RequestCheck`] with the suite already chosen: `(verb, arguments)`.
+type SuiteCheck<'a> = &'a dyn Fn(&str, &[Option<u64>]) -> Result<(), String>;
+
 impl Spec {
     pub fn load(path: &Path, check: RequestCheck<'_>) -> Result<Self, SpecError> {
         let text = std::fs::read_to_string(path)
@@ -572,7 +575,7 @@ impl Resolver<'_> {
         range: Option<Spanned<String>>,
         requests: Vec<Spanned<String>>,
         symbols: &[String],
-        check: &dyn Fn(&str, &[Option<u64>]) -> Result<(), String>,
+        check: SuiteCheck<'_>,
     ) -> Result<Work, SpecError> {
         let range = match range {
             Some(r) => Some(Range::parse(&r.value, symbols).map_err(|e| self.error(&r, e))?),
