@@ -69,14 +69,14 @@ pub fn bars(table: &Table, names: &[String], scale: Scale) -> Result<String> {
                     table,
                     names,
                     min / 2.0,
-                    "ns per iteration (log scale)",
+                    "time per iteration (log scale)",
                 )?;
             }
             Scale::Linear => {
                 let chart = builder
                     .build_cartesian_2d(groups, 0f64..max * 1.05)
                     .map_err(draw_error)?;
-                draw_bars(chart, &root, table, names, 0.0, "ns per iteration")?;
+                draw_bars(chart, &root, table, names, 0.0, "time per iteration")?;
             }
         }
         root.present().map_err(draw_error)?;
@@ -185,7 +185,7 @@ pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
         chart
             .configure_mesh()
             .x_desc("background links (B)")
-            .y_desc("ns per iteration")
+            .y_desc("time per iteration")
             .axis_style(INK)
             .light_line_style(INK.mix(0.15))
             .bold_line_style(INK.mix(0.3))

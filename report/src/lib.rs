@@ -103,7 +103,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         }
     }
     let mut size_charts = BTreeMap::new();
-    for ((language, operation), series) in size_series(&spec, &tables) {
+    for ((language, operation), series) in size_series(&tables) {
         let file = view::size_chart_name(&language, &operation);
         outputs.push((args.charts.join(&file), charts::sizes(&series)?));
         size_charts.insert((language, operation), file);
@@ -183,7 +183,7 @@ fn read_results(paths: &[PathBuf]) -> Result<Vec<ResultFile>> {
 /// (language, operation) → per backend, (B, median) for every size measured, when there are several.
 type SizeSeries = BTreeMap<(String, String), Vec<(String, Vec<(u64, f64)>)>>;
 
-fn size_series(spec: &Spec, tables: &[tables::Table]) -> SizeSeries {
+fn size_series(tables: &[tables::Table]) -> SizeSeries {
     let mut series = SizeSeries::new();
     for table in tables {
         for row in &table.rows {
@@ -203,7 +203,6 @@ fn size_series(spec: &Spec, tables: &[tables::Table]) -> SizeSeries {
             }
         }
     }
-    let _ = spec;
     series.retain(|_, lines| lines.iter().any(|(_, points)| points.len() > 1));
     series
 }
