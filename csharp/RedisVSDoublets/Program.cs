@@ -51,6 +51,7 @@ public sealed class Bench
         if (results is { Length: > 0 } && Path.GetDirectoryName(Path.GetFullPath(results)) is { } dir && !Directory.Exists(dir))
             throw new IOException($"BENCHMARK_RESULTS={results}: the folder {dir} does not exist");
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
+        Console.Error.WriteLine(Schedule());
         using var redis = server = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(Environment.GetEnvironmentVariable("REDIS_URL")) : null;
         if (server is not null) Console.Error.WriteLine($"{server.Version()} at {server.Url}");
 
@@ -72,6 +73,14 @@ public sealed class Bench
         }
         if (results is { Length: > 0 }) WriteResults(results);
         return 0;
+    }
+
+    /// <summary>How many cells will be measured and the least time their sampling takes (loading and checks come on top).</summary>
+    string Schedule()
+    {
+        var cells = spec.Suites.SelectMany(suite => suite.Backends.Where(b => Selected(suite, b)).Select(b => (suite, spec.Family(spec.Backend(b).Family).Sampling))).ToList();
+        var seconds = cells.Sum(c => c.suite.Operations.Count * (c.Sampling.WarmUpSeconds + c.Sampling.MeasurementSeconds));
+        return $"{cells.Sum(c => c.suite.Operations.Count)} cells to measure: at least {Math.Ceiling(seconds / 60)} min of warm-up and sampling";
     }
 
     bool Selected(Suite suite, string backend) =>
