@@ -39,6 +39,7 @@ if [ -n "${BENCHMARK_CPUS:-}" ]; then
 fi
 
 server_pid=
+results=
 stop_server() {
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
@@ -46,7 +47,8 @@ stop_server() {
     server_pid=
   fi
 }
-trap stop_server EXIT
+# On any exit: stop the server this script started, and drop a results folder left empty.
+trap 'stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
 export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
