@@ -119,6 +119,14 @@ unsafe fn handle<'a>(store: *mut Store) -> Option<&'a mut Store> {
     unsafe { store.as_mut() }
 }
 
+/// Runs `f` on a live handle: a null handle is refused and a panic never crosses the boundary.
+unsafe fn with_handle(store: *mut Store, f: impl FnOnce(&mut Store) -> Status) -> Status {
+    match unsafe { handle(store) } {
+        Some(s) => guard(|| f(s)),
+        None => Status::BadArgument,
+    }
+}
+
 /// The `any` constant of the store, for queries.
 ///
 /// # Safety
@@ -134,10 +142,8 @@ pub unsafe extern "C" fn doublets_any(store: *mut Store) -> u64 {
 /// `store` must be a live handle; `id` valid or null.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_create_point(store: *mut Store, id: *mut u64) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(|| with_store!(s, s => status(s.create_point(), id)))
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe { with_handle(store, |s| with_store!(s, s => status(s.create_point(), id))) }
 }
 
 /// Creates the link (id, source, target); (0, 0) makes an empty placeholder.
@@ -151,12 +157,16 @@ pub unsafe extern "C" fn doublets_create_link(
     target: u64,
     id: *mut u64,
 ) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(
-        || with_store!(s, s => if source == 0 && target == 0 { status(s.create(), id) } else { status(s.create_link(source, target), id) }),
-    )
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            with_store!(s, s => if source == 0 && target == 0 {
+                status(s.create(), id)
+            } else {
+                status(s.create_link(source, target), id)
+            })
+        })
+    }
 }
 
 /// Sets a link's source and target.
@@ -170,10 +180,13 @@ pub unsafe extern "C" fn doublets_update(
     source: u64,
     target: u64,
 ) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(|| with_store!(s, s => status(s.update(id, source, target), std::ptr::null_mut())))
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(
+            store,
+            |s| with_store!(s, s => status(s.update(id, source, target), std::ptr::null_mut())),
+        )
+    }
 }
 
 /// Deletes a link (links that pointed at it keep their endpoints).
@@ -182,10 +195,13 @@ pub unsafe extern "C" fn doublets_update(
 /// `store` must be a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_delete(store: *mut Store, id: u64) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(|| with_store!(s, s => status(s.delete(id), std::ptr::null_mut())))
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(
+            store,
+            |s| with_store!(s, s => status(s.delete(id), std::ptr::null_mut())),
+        )
+    }
 }
 
 /// Reads a link's source and target.
@@ -199,23 +215,23 @@ pub unsafe extern "C" fn doublets_get(
     source: *mut u64,
     target: *mut u64,
 ) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    if source.is_null() || target.is_null() {
-        return Status::BadArgument;
-    }
-    guard(|| match with_store!(s, s => s.get_link(id)) {
-        Some(link) => {
-            // SAFETY: checked non-null above.
-            unsafe {
-                *source = link.source;
-                *target = link.target;
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            if source.is_null() || target.is_null() {
+                return Status::BadArgument;
             }
-            Status::Ok
-        }
-        None => Status::NotFound,
-    })
+            match with_store!(s, s => s.get_link(id)) {
+                Some(link) => {
+                    // SAFETY: checked non-null above.
+                    *source = link.source;
+                    *target = link.target;
+                    Status::Ok
+                }
+                None => Status::NotFound,
+            }
+        })
+    }
 }
 
 /// The number of links matching [index, source, target].
@@ -230,15 +246,15 @@ pub unsafe extern "C" fn doublets_count(
     target: u64,
     count: *mut u64,
 ) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(|| {
-        status(
-            Ok(with_store!(s, s => s.count_links(&[index, source, target]))),
-            count,
-        )
-    })
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            status(
+                Ok(with_store!(s, s => s.count_links(&[index, source, target]))),
+                count,
+            )
+        })
+    }
 }
 
 /// The id of the link from `source` to `target`, or 0.
@@ -252,15 +268,15 @@ pub unsafe extern "C" fn doublets_search(
     target: u64,
     id: *mut u64,
 ) -> Status {
-    let Some(s) = (unsafe { handle(store) }) else {
-        return Status::BadArgument;
-    };
-    guard(|| {
-        status(
-            Ok(with_store!(s, s => s.search(source, target)).unwrap_or(0)),
-            id,
-        )
-    })
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            status(
+                Ok(with_store!(s, s => s.search(source, target)).unwrap_or(0)),
+                id,
+            )
+        })
+    }
 }
 
 /// Called for each link found; returns non-zero to go on, 0 to stop.
@@ -280,16 +296,20 @@ pub unsafe extern "C" fn doublets_each(
     callback: Option<EachCallback>,
     context: *mut c_void,
 ) -> Status {
-    let (Some(s), Some(callback)) = (unsafe { handle(store) }, callback) else {
+    let Some(callback) = callback else {
         return Status::BadArgument;
     };
-    guard(|| {
-        with_store!(s, s => s.each_by([index, source, target], |link| {
-            // SAFETY: the caller's callback and context.
-            if unsafe { callback(context, link.index, link.source, link.target) } != 0 { Flow::Continue } else { Flow::Break }
-        }));
-        Status::Ok
-    })
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            with_store!(s, s => s.each_by([index, source, target], |link| {
+                // SAFETY: the caller's callback and context.
+                let go_on = callback(context, link.index, link.source, link.target);
+                if go_on != 0 { Flow::Continue } else { Flow::Break }
+            }));
+            Status::Ok
+        })
+    }
 }
 
 #[cfg(test)]
