@@ -1,6 +1,10 @@
-#!lua name=links
--- Links (id, source, target) kept the way doublets keeps them, loaded by both the Rust and the C# benches
--- with FUNCTION LOAD REPLACE.
+#!lua name=__LIBRARY__
+-- Links (id, source, target) kept the way doublets keeps them, loaded by both the Rust and the C# benches.
+--
+-- __LIBRARY__ stands for the name the benches load this library under: `rvd_` and the first 12 hex
+-- digits of this file's SHA-1. Function names share one server-wide namespace, so every function is
+-- registered as __LIBRARY___<name>: a library of a user's never collides with this one, never is
+-- replaced by it, and a run removes only the library it loaded itself.
 --
 --   links                 hash   id -> "source:target"
 --   out:{source}          hash   id -> target      (links that start at source)
@@ -17,6 +21,10 @@
 -- Keys are computed from the arguments, so this library cannot run on Redis Cluster.
 
 local MAX = '18446744073709551615'
+
+local function register(name, body)
+  redis.register_function('__LIBRARY__' .. '_' .. name, body)
+end
 
 -- A canonical decimal u64: digits only, no leading zero, at most 2^64 - 1. Values stay strings,
 -- because Lua numbers are doubles and would round ids above 2^53.
@@ -76,15 +84,15 @@ local function release(id)
   redis.call('SET', 'links:allocated', allocated)
 end
 
--- links_create_point() -> id of the new link (id, id)
-redis.register_function('links_create_point', function()
+-- create_point() -> id of the new link (id, id)
+register('create_point', function()
   local id = allocate()
   index(id, id, id)
   return tonumber(id)
 end)
 
--- links_create(source, target) -> id of the new link (id, source, target)
-redis.register_function('links_create', function(_, args)
+-- create(source, target) -> id of the new link (id, source, target)
+register('create', function(_, args)
   local source = number(args, 1, 'source')
   if type(source) == 'table' then return source end
   local target = number(args, 2, 'target')
@@ -94,8 +102,8 @@ redis.register_function('links_create', function(_, args)
   return tonumber(id)
 end)
 
--- links_update(id, source, target) -> id
-redis.register_function('links_update', function(_, args)
+-- update(id, source, target) -> id
+register('update', function(_, args)
   local id = link_id(args, 1)
   if type(id) == 'table' then return id end
   local source = number(args, 2, 'source')
@@ -107,8 +115,8 @@ redis.register_function('links_update', function(_, args)
   return tonumber(id)
 end)
 
--- links_delete(id) -> id
-redis.register_function('links_delete', function(_, args)
+-- delete(id) -> id
+register('delete', function(_, args)
   local id = link_id(args, 1)
   if type(id) == 'table' then return id end
   unindex(id)
@@ -117,10 +125,10 @@ redis.register_function('links_delete', function(_, args)
   return tonumber(id)
 end)
 
--- links_create_points(count) -> id of the first of count new point links. Loads the background in a
+-- create_points(count) -> id of the first of count new point links. Loads the background in a
 -- few calls instead of one per link; with no free ids the new ids are consecutive, else it
 -- falls back to one allocation each (callers then read ids from the store).
-redis.register_function('links_create_points', function(_, args)
+register('create_points', function(_, args)
   local count = number(args, 1, 'count')
   if type(count) == 'table' then return count end
   count = tonumber(count)
@@ -128,7 +136,7 @@ redis.register_function('links_create_points', function(_, args)
     return redis.error_reply('ERR count must be from 1 to 1000000, got ' .. count)
   end
   if redis.call('LLEN', 'links:free') > 0 then
-    return redis.error_reply('ERR links_create_points needs a store without deleted ids')
+    return redis.error_reply('ERR create_points needs a store without deleted ids')
   end
   local last = redis.call('INCRBY', 'links:allocated', count)
   local first = last - count + 1

@@ -6,7 +6,8 @@
 //! failed check (the failing cell prints no time), 101 when a measured iteration finds a wrong result.
 
 use std::{
-    path::{Path, PathBuf},
+    io::Write,
+    path::Path,
     process::ExitCode,
     time::{Duration, SystemTime},
 };
@@ -14,14 +15,14 @@ use std::{
 use anyhow::{anyhow, bail, Context};
 use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
-    harness::{self, Prepared},
+    harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
-    load_spec, provenance,
+    load_spec, preflight, provenance,
     redis_server::Server,
     redis_store::{Mode, RedisRequest, RedisStore},
     results::bencher_line,
     spec::{self, Spec, Suite},
-    store::{Model, Store},
+    store::{Model, Request, Store},
     typical::{self, UsageModel, UsageRequest},
 };
 
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
+    // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
     let spec = load_spec()?;
     let sizes = spec
         .sizes_from(|var| std::env::var(var).ok())
@@ -55,34 +57,26 @@ fn run() -> anyhow::Result<()> {
         described.join(", "),
         families.join(", ")
     );
-    eprintln!("{}", schedule(&spec, &families));
-
-    // Checked before anything runs, so a bad path does not cost a whole run.
-    let results = std::env::var_os("BENCHMARK_RESULTS").map(PathBuf::from);
-    if let Some(path) = &results {
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            bail!(
-                "BENCHMARK_RESULTS={}: the folder {} does not exist",
-                path.display(),
-                dir.display()
-            );
+    preflight::check_memory(&spec, &sizes, &families, preflight::available_memory()?)?;
+    for suite in &spec.suites {
+        match suite.id.as_str() {
+            "links" => drop(plan::<LinkRequest>(suite, &sizes)?),
+            "typical" => drop(plan::<UsageRequest>(suite, &sizes)?),
+            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
     }
-
+    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
+    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let server = if families.iter().any(|f| f == "redis") {
         let server = Server::from_env()?;
-        if let Some(disposable) = &server.disposable {
-            stop_on_ctrl_c(disposable.pid())?;
-        }
-        eprintln!("{} at {}", server.version()?, server.url);
+        stop_on_ctrl_c(&server)?;
+        server.preflight(allow_flush)?;
+        eprintln!("{} at {}", server.version()?, server.shown());
         Some(server)
     } else {
         None
     };
+    eprintln!("{}", schedule(&spec, &families));
 
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let mut criterion = Criterion::default()
@@ -95,6 +89,7 @@ fn run() -> anyhow::Result<()> {
             suite,
             sizes: &sizes,
             families: &families,
+            allow_flush,
             criterion: &mut criterion,
             output: &output,
             done: Vec::new(),
@@ -155,6 +150,25 @@ fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A suite's requests for these sizes: its background and its operations, each checked against
+/// the suite's stores.
+fn plan<'s, R: Request>(
+    suite: &'s Suite,
+    sizes: &[u64],
+) -> anyhow::Result<(Vec<R>, Vec<Prepared<'s, R>>)> {
+    let background = harness::requests(
+        &suite.background,
+        sizes,
+        &format!("suite {} background", suite.id),
+    )?;
+    let prepared = suite
+        .operations
+        .iter()
+        .map(|op| Prepared::new(op, sizes))
+        .collect::<anyhow::Result<_>>()?;
+    Ok((background, prepared))
+}
+
 /// The median and standard deviation Criterion estimated for a cell, if it measured it after
 /// `since` (in test mode, or when a filter skipped the cell, it did not).
 fn estimate(
@@ -213,16 +227,56 @@ fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     bench.redis(server)
 }
 
-/// Ctrl-C ends the run; the disposable server goes with it (it also would through PDEATHSIG,
-/// but only once this process is gone).
-fn stop_on_ctrl_c(pid: u32) -> anyhow::Result<()> {
+/// Ctrl-C (or SIGTERM) ends the run: what it wrote to a server it did not start is removed, and a
+/// disposable server is stopped (it also would be through PDEATHSIG, but only once this process
+/// is gone).
+fn stop_on_ctrl_c(server: &Server) -> anyhow::Result<()> {
+    let cleanup = server.cleanup();
+    let disposable = server.disposable.as_ref().map(|d| d.pid());
     ctrlc::set_handler(move || {
-        // SAFETY: signals only the server this process started.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
-        eprintln!("interrupted: stopped the disposable redis-server");
+        match disposable {
+            // SAFETY: signals only the server this process started.
+            Some(pid) => unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGTERM);
+            },
+            None => {
+                if let Err(e) = cleanup.run() {
+                    eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
+                }
+            }
+        }
+        eprintln!("interrupted");
         std::process::exit(130);
     })
     .context("cannot install the Ctrl-C handler")
+}
+
+/// While Criterion measures a cell, its stdout goes to stderr: Criterion prints a cell's time as
+/// soon as its sampling ends, before the check that follows, and stdout must only ever show the
+/// times of cells that passed every check (the bench prints those itself).
+struct CriterionToStderr {
+    stdout: libc::c_int,
+}
+
+impl CriterionToStderr {
+    fn new() -> Self {
+        std::io::stdout().flush().ok();
+        // SAFETY: duplicates and redirects this process's own standard streams.
+        let stdout = unsafe { libc::dup(1) };
+        unsafe { libc::dup2(2, 1) };
+        Self { stdout }
+    }
+}
+
+impl Drop for CriterionToStderr {
+    fn drop(&mut self) {
+        std::io::stdout().flush().ok();
+        // SAFETY: restores the descriptor saved in `new`.
+        unsafe {
+            libc::dup2(self.stdout, 1);
+            libc::close(self.stdout);
+        }
+    }
 }
 
 /// Runs one suite's cells.
@@ -231,6 +285,7 @@ struct Runner<'a> {
     suite: &'a Suite,
     sizes: &'a [u64],
     families: &'a [String],
+    allow_flush: bool,
     criterion: &'a mut Criterion,
     output: &'a Path,
     done: Vec<String>,
@@ -249,16 +304,7 @@ struct SuiteBench<'r, 'a, R, M> {
 impl<'a> Runner<'a> {
     fn start<R: RedisRequest, M: Model<R>>(&mut self) -> anyhow::Result<SuiteBench<'_, 'a, R, M>> {
         let suite = self.suite;
-        let background: Vec<R> = harness::requests(
-            &suite.background,
-            self.sizes,
-            &format!("suite {} background", suite.id),
-        )?;
-        let prepared = suite
-            .operations
-            .iter()
-            .map(|op| Prepared::new(op, self.sizes))
-            .collect::<anyhow::Result<_>>()?;
+        let (background, prepared) = plan(suite, self.sizes)?;
         let mut model = M::default();
         model.run(&background, |_| {}).map_err(|e| {
             anyhow!(
@@ -304,11 +350,18 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
             return Ok(());
         }
         let mut store = make()?;
-        self.load(&mut store, backend)?;
-        self.cells(&mut store, backend)
+        let Self {
+            runner,
+            background,
+            prepared,
+            model,
+        } = self;
+        let mut background = load(runner, background, prepared, model, &mut store, backend)?;
+        cells(runner, prepared, &mut store, &mut background, backend)
     }
 
     /// One load serves the three modes: every iteration is undone and the checks prove it.
+    /// The suite's keys are removed afterwards, whatever happened.
     fn redis(&mut self, server: Option<&Server>) -> anyhow::Result<()> {
         let modes: Vec<Mode> = Mode::ALL
             .into_iter()
@@ -317,55 +370,86 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
         let Some(server) = server.filter(|_| !modes.is_empty()) else {
             return Ok(());
         };
-        let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
         let mut store = RedisStore {
-            con: server.claim(allow_flush)?,
+            con: server.claim(R::KEYS, self.runner.allow_flush)?,
             mode: Mode::Pipeline,
         };
-        self.load(&mut store, "Redis")?;
-        for mode in modes {
-            store.mode = mode;
-            self.cells(&mut store, mode.backend())?;
-        }
-        Ok(())
-    }
-
-    fn load(&mut self, store: &mut impl Store<R>, name: &str) -> anyhow::Result<()> {
-        let suite = self.runner.suite;
-        let expected = suite
-            .background_expected
-            .tally(self.runner.sizes)
-            .map_err(anyhow::Error::msg)?;
-        eprintln!(
-            "{}: loading {} into {name}…",
-            suite.name.en,
-            describe(&suite.background_description.en, self.runner)
+        let Self {
+            runner,
+            background,
+            prepared,
+            model,
+        } = self;
+        let measured = load(runner, background, prepared, model, &mut store, "Redis").and_then(
+            |mut background| {
+                modes.into_iter().try_for_each(|mode| {
+                    store.mode = mode;
+                    cells(
+                        runner,
+                        prepared,
+                        &mut store,
+                        &mut background,
+                        mode.backend(),
+                    )
+                })
+            },
         );
-        let took = harness::load(store, &mut self.model, &self.background, expected, name)?;
-        eprintln!(
-            "{}: loaded {} requests into {name} in {:.3} s (checked)",
-            suite.name.en,
-            self.background.len(),
-            took.as_secs_f64()
-        );
-        Ok(())
+        let released = server.release();
+        measured.and(released)
     }
+}
 
-    fn cells(&mut self, store: &mut impl Store<R>, backend: &str) -> anyhow::Result<()> {
-        let sampling = &self
-            .runner
-            .spec
-            .family(&self.runner.spec.backend(backend).family)
-            .sampling;
-        let reaches = self.prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
-        for prepared in &self.prepared {
-            let cell = format!("{}/{backend}", prepared.operation.id);
-            let started = SystemTime::now();
-            prepared.check(store, &mut self.model, &cell)?;
-            let mut group = self
-                .runner
-                .criterion
-                .benchmark_group(&prepared.operation.id);
+/// Loads the suite's background into `store`, checked against `model`, which holds it already.
+fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
+    runner: &Runner<'_>,
+    requests: &[R],
+    prepared: &[Prepared<'_, R>],
+    model: &'m mut M,
+    store: &mut S,
+    name: &str,
+) -> anyhow::Result<Background<'m, M>> {
+    let suite = runner.suite;
+    let expected = suite
+        .background_expected
+        .tally(runner.sizes)
+        .map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "{}: loading {} into {name}…",
+        suite.name.en,
+        describe(&suite.background_description.en, runner)
+    );
+    let reaches = prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
+    let (background, took) = Background::load(store, model, requests, expected, reaches, name)?;
+    eprintln!(
+        "{}: loaded {} requests into {name} in {:.3} s (checked: {})",
+        suite.name.en,
+        requests.len(),
+        took.as_secs_f64(),
+        background.census
+    );
+    Ok(background)
+}
+
+/// Every operation of the suite on one store: the cell sequence of [`harness::cell`] with
+/// Criterion measuring, and the cell's line printed only once every check passed.
+fn cells<R: Request, S: Store<R>, M: Model<R>>(
+    runner: &mut Runner<'_>,
+    prepared: &[Prepared<'_, R>],
+    store: &mut S,
+    background: &mut Background<'_, M>,
+    backend: &str,
+) -> anyhow::Result<()> {
+    let sampling = &runner
+        .spec
+        .family(&runner.spec.backend(backend).family)
+        .sampling;
+    for prepared in prepared {
+        let id = &prepared.operation.id;
+        let cell = format!("{id}/{backend}");
+        let started = SystemTime::now();
+        harness::cell(prepared, store, background, &cell, |store| {
+            let _quiet = CriterionToStderr::new();
+            let mut group = runner.criterion.benchmark_group(id);
             group
                 .sample_size(sampling.samples)
                 .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds))
@@ -378,21 +462,15 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
                 b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum())
             });
             group.finish();
-            harness::verify(store, &mut self.model, &cell, reaches)?;
-            if let Some((median, sd)) =
-                estimate(self.runner.output, &prepared.operation.id, backend, started)?
-            {
-                self.runner.measured.push(bencher_line(
-                    &prepared.operation.id,
-                    backend,
-                    median,
-                    sd,
-                ));
-            }
+        })?;
+        if let Some((median, sd)) = estimate(runner.output, id, backend, started)? {
+            let line = bencher_line(id, backend, median, sd);
+            println!("{line}");
+            runner.measured.push(line);
         }
-        self.runner.done.push(backend.to_string());
-        Ok(())
     }
+    runner.done.push(backend.to_string());
+    Ok(())
 }
 
 fn describe(text: &str, runner: &Runner<'_>) -> String {

@@ -1,7 +1,8 @@
 //! What makes a number trustworthy: the background is loaded and checked, every operation is first
 //! run on the model (which refuses workloads that would corrupt doublets) and once on the store,
-//! checked, and the background is checked again after the last measured iteration.
-//! The Criterion wiring lives in `benches/bench.rs`; everything here returns errors, so tests can
+//! checked, and the background is checked again after that iteration's undo and after the last
+//! measured iteration. [`cell`] is that sequence, the one place the bench and the tests share;
+//! the Criterion wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
 //! show that a lossy store fails the run.
 
 use std::{
@@ -14,8 +15,85 @@ use anyhow::{anyhow, bail};
 use crate::{
     redis_store::CHUNK,
     spec::{Operation, Tally, Work},
-    store::{Model, Request, Store},
+    store::{Census, Model, Request, Store},
 };
+
+/// What a store must hold between cells: the model's state, up to the ids the suite's operations
+/// reach, and the counts the store gave after its checked load.
+pub struct Background<'m, M> {
+    pub model: &'m mut M,
+    pub reaches: u64,
+    pub census: Census,
+}
+
+/// One cell: the checked iteration, the background checked after its undo (so a bad undo is
+/// blamed on its own operation), then `measure`, then the background checked again. A cell whose
+/// `measure` returns may print its time only after this returns `Ok`.
+pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
+    prepared: &Prepared<'_, R>,
+    store: &mut S,
+    background: &mut Background<'_, M>,
+    cell: &str,
+    measure: impl FnOnce(&mut S),
+) -> anyhow::Result<()> {
+    prepared.check(store, background.model, cell)?;
+    background
+        .verify(store, cell)
+        .map_err(|e| anyhow!("{e:#} (after the checked iteration and its undo)"))?;
+    measure(store);
+    background
+        .verify(store, cell)
+        .map_err(|e| anyhow!("{e:#} (after the measured iterations)"))
+}
+
+impl<'m, M> Background<'m, M> {
+    /// Loads `requests` into `store` and checks it against `model`, which must hold them already;
+    /// the counts the store then gives are the ones every later check expects. Returns how long
+    /// the load took.
+    pub fn load<R: Request, S: Store<R>>(
+        store: &mut S,
+        model: &'m mut M,
+        requests: &[R],
+        expected: Tally,
+        reaches: u64,
+        name: &str,
+    ) -> anyhow::Result<(Self, Duration)>
+    where
+        M: Model<R>,
+    {
+        let took = load(store, model, requests, expected, name)?;
+        let census = store.census()?;
+        Ok((
+            Self {
+                model,
+                reaches,
+                census,
+            },
+            took,
+        ))
+    }
+
+    /// The store holds exactly the background: every probe answers as the model does, and the
+    /// store's counts are those taken after the load.
+    pub fn verify<R: Request, S: Store<R>>(
+        &mut self,
+        store: &mut S,
+        name: &str,
+    ) -> anyhow::Result<()>
+    where
+        M: Model<R>,
+    {
+        verify(store, self.model, name, self.reaches)?;
+        let census = store.census()?;
+        if census != self.census {
+            bail!(
+                "{name}: the store holds {census}, but held {} after loading the background",
+                self.census
+            );
+        }
+        Ok(())
+    }
+}
 
 /// An operation's requests for one set of sizes, built before anything is measured.
 pub struct Prepared<'a, R> {

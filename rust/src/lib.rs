@@ -7,13 +7,16 @@
 //! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
 //! - [`typical`]: the typical-Redis-usage suite: key-value, counter, queue and set, the same way.
 //! - [`redis_store`]: Redis in its three modes (one round trip each, MULTI/EXEC, pipeline).
-//! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run may empty.
+//! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run claims and
+//!   leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
+//! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under.
 
 pub mod harness;
 pub mod links;
+pub mod preflight;
 pub mod provenance;
 pub mod redis_server;
 pub mod redis_store;

@@ -1,9 +1,16 @@
 //! The Redis server a run talks to: the one REDIS_URL names, or a disposable one started on a free
-//! loopback port (no persistence) and stopped when dropped, and the database it may empty.
+//! loopback port (no persistence) and stopped when dropped; the database it may use, and how a run
+//! leaves that database as it found it.
+//!
+//! A run never deletes or overwrites what it did not write: it refuses a non-empty database unless
+//! BENCHMARK_ALLOW_FLUSH=1, loads its function library under a name tied to the library's content
+//! (so it never replaces a user's), and when it ends (success, failure, panic or Ctrl-C) removes the
+//! keys it wrote and the library it loaded.
 
 use std::{
     os::unix::process::CommandExt,
     process::{Child, Command, Stdio},
+    sync::{Arc, LazyLock, Mutex},
     thread,
     time::{Duration, Instant},
 };
@@ -11,11 +18,59 @@ use std::{
 use anyhow::{bail, Context};
 use redis::{Client, Connection};
 
-/// The function library both languages load (functions prefixed `links_`).
-pub const LIBRARY: &str = include_str!("../../redis/links.lua");
+use crate::redis_store::items;
 
-/// Set in a database this project emptied, so a later run knows the data in it is its own.
-const OWNER_KEY: &str = "redisvsdoublets:owner";
+/// The function library both languages load, as `redis/links.lua` holds it.
+const LIBRARY_SOURCE: &str = include_str!("../../redis/links.lua");
+
+/// The token `redis/links.lua` writes where the library's name goes.
+const LIBRARY_TOKEN: &str = "__LIBRARY__";
+
+/// The links library as a server holds it.
+pub struct Library {
+    /// `rvd_` and the first 12 hex digits of the source's SHA-1: a user's library cannot carry
+    /// it by accident, and checkouts with different sources never replace each other's.
+    pub name: String,
+    /// The source with the name filled in, as `FUNCTION LOAD` takes it.
+    pub code: String,
+    functions: Vec<(&'static str, String)>,
+}
+
+impl Library {
+    /// The server-wide name of one of the library's functions (`create_point`, `update`, …).
+    pub fn function(&self, short: &str) -> &str {
+        self.functions
+            .iter()
+            .find(|(s, _)| *s == short)
+            .map(|(_, full)| full.as_str())
+            .unwrap_or_else(|| panic!("redis/links.lua registers no function {short}"))
+    }
+}
+
+pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
+    let name = format!(
+        "rvd_{}",
+        &sha1_smol::Sha1::from(LIBRARY_SOURCE).digest().to_string()[..12]
+    );
+    let functions = [
+        "create_point",
+        "create",
+        "update",
+        "delete",
+        "create_points",
+    ]
+    .into_iter()
+    .map(|f| (f, format!("{name}_{f}")))
+    .collect();
+    Library {
+        code: LIBRARY_SOURCE.replace(LIBRARY_TOKEN, &name),
+        name,
+        functions,
+    }
+});
+
+/// The commands every suite needs beyond plain reads and writes.
+const NEEDED_COMMANDS: [&str; 4] = ["FUNCTION", "FCALL", "DBSIZE", "SCAN"];
 
 /// A redis-server this process started. Dropping it stops it; if this process dies first the
 /// kernel stops it (PR_SET_PDEATHSIG), so no server outlives the run.
@@ -95,9 +150,7 @@ impl DisposableServer {
             thread::sleep(Duration::from_millis(10));
         }
     }
-}
 
-impl DisposableServer {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -113,11 +166,89 @@ impl Drop for DisposableServer {
     }
 }
 
+/// `url` with its password, if any, replaced by `***`: URLs reach messages, passwords never do.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    // The user information ends at the last '@' before the path.
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***{}", &rest[at..])
+        }
+        None => url.to_string(),
+    }
+}
+
+/// What a run wrote to a server it did not start, so that it can be removed however the run ends.
+#[derive(Default)]
+struct Written {
+    /// SCAN patterns covering every key the claimed suites write.
+    patterns: Vec<&'static str>,
+    /// Whether this run loaded the library (one already there belongs to someone else).
+    library: bool,
+}
+
+/// Removes what a run wrote to a server it did not start; shared with the Ctrl-C handler.
+#[derive(Clone)]
+pub struct Cleanup {
+    client: Client,
+    written: Arc<Mutex<Written>>,
+}
+
+impl Cleanup {
+    /// Deletes the keys the run wrote and the library it loaded. The database was empty when the
+    /// run claimed it (or its owner allowed emptying it), so every key matching a suite's patterns
+    /// is the run's.
+    pub fn run(&self) -> anyhow::Result<()> {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        if written.patterns.is_empty() && !written.library {
+            return Ok(());
+        }
+        let mut con = self.client.get_connection()?;
+        for pattern in std::mem::take(&mut written.patterns) {
+            delete_matching(&mut con, pattern)?;
+        }
+        if std::mem::take(&mut written.library) {
+            redis::cmd("FUNCTION")
+                .arg("DELETE")
+                .arg(&LIBRARY.name)
+                .exec(&mut con)?;
+        }
+        Ok(())
+    }
+}
+
+/// Deletes every key that matches `pattern`, a SCAN batch at a time.
+fn delete_matching(con: &mut Connection, pattern: &str) -> anyhow::Result<()> {
+    let mut cursor = 0u64;
+    loop {
+        let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(pattern)
+            .arg("COUNT")
+            .arg(10_000)
+            .query(con)?;
+        if !keys.is_empty() {
+            redis::cmd("UNLINK").arg(keys).exec(con)?;
+        }
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
+    }
+}
+
 /// The server of this run: REDIS_URL's, or a disposable one (kept alive as long as this value).
+/// Dropping it removes what the run wrote to a server it did not start.
 pub struct Server {
     pub url: String,
     pub disposable: Option<DisposableServer>,
     client: Client,
+    cleanup: Cleanup,
 }
 
 impl Server {
@@ -130,9 +261,17 @@ impl Server {
                 (server.url.clone(), Some(server))
             }
         };
-        let client = Client::open(url.as_str())
-            .with_context(|| format!("REDIS_URL={url} is not a Redis URL"))?;
+        let client = Client::open(url.as_str()).with_context(|| {
+            format!(
+                "REDIS_URL={} is not a Redis URL (redis://[user:password@]host:port/db)",
+                redact(&url)
+            )
+        })?;
         Ok(Self {
+            cleanup: Cleanup {
+                client: client.clone(),
+                written: Arc::default(),
+            },
             url,
             disposable,
             client,
@@ -143,10 +282,20 @@ impl Server {
         Self::new(std::env::var("REDIS_URL").ok())
     }
 
+    /// The URL as messages show it: without its password.
+    pub fn shown(&self) -> String {
+        redact(&self.url)
+    }
+
+    /// What removes this run's writes; the Ctrl-C handler holds a copy.
+    pub fn cleanup(&self) -> Cleanup {
+        self.cleanup.clone()
+    }
+
     pub fn connect(&self) -> anyhow::Result<Connection> {
         self.client
             .get_connection()
-            .with_context(|| format!("cannot connect to Redis at {}", self.url))
+            .with_context(|| format!("cannot connect to Redis at {}", self.shown()))
     }
 
     /// "Redis 7.0.15", from INFO server.
@@ -161,27 +310,111 @@ impl Server {
         Ok(format!("Redis {}", version.trim()))
     }
 
-    /// A connection to an empty database with the function library loaded. A non-empty database
-    /// is emptied only when this project emptied it before, or when `allow_flush` says so.
-    pub fn claim(&self, allow_flush: bool) -> anyhow::Result<Connection> {
+    /// Everything a run needs of the server, checked before any work and without writing:
+    /// reachable, the commands the suites use, and a database the run may use.
+    pub fn preflight(&self, allow_flush: bool) -> anyhow::Result<()> {
         let mut con = self.connect()?;
-        let keys: u64 = redis::cmd("DBSIZE").query(&mut con)?;
-        let ours: bool = redis::cmd("EXISTS").arg(OWNER_KEY).query(&mut con)?;
-        if keys > 0 && !ours && !allow_flush && self.disposable.is_none() {
+        let known: Vec<redis::Value> = redis::cmd("COMMAND")
+            .arg("INFO")
+            .arg(&NEEDED_COMMANDS)
+            .query(&mut con)
+            .with_context(|| {
+                format!(
+                    "the server at {} does not answer COMMAND INFO",
+                    self.shown()
+                )
+            })?;
+        let missing: Vec<&str> = NEEDED_COMMANDS
+            .iter()
+            .zip(&known)
+            .filter(|(_, info)| **info == redis::Value::Nil)
+            .map(|(name, _)| *name)
+            .collect();
+        if !missing.is_empty() {
             bail!(
-                "the database at REDIS_URL={} holds {keys} keys this benchmark did not write, and a run empties it: \
-                 point REDIS_URL at an empty database, or set BENCHMARK_ALLOW_FLUSH=1 to empty it anyway",
-                self.url
+                "the server at {} ({}) lacks {}, which the benches need: use Redis 7 or later",
+                self.shown(),
+                self.version()?,
+                missing.join(", ")
             );
         }
-        redis::cmd("FLUSHDB").exec(&mut con)?;
-        redis::cmd("SET").arg(OWNER_KEY).arg(1).exec(&mut con)?;
-        redis::cmd("FUNCTION")
-            .arg("LOAD")
-            .arg("REPLACE")
-            .arg(LIBRARY)
-            .exec(&mut con)
-            .context("loading redis/links.lua")?;
+        self.refuse_foreign(&mut con, allow_flush).map(drop)
+    }
+
+    fn refuse_foreign(&self, con: &mut Connection, allow_flush: bool) -> anyhow::Result<u64> {
+        let keys: u64 = redis::cmd("DBSIZE").query(con)?;
+        if keys > 0 && !allow_flush && self.disposable.is_none() {
+            bail!(
+                "the database at REDIS_URL={} holds {keys} keys, and a run needs it empty: \
+                 point REDIS_URL at an empty database, or set BENCHMARK_ALLOW_FLUSH=1 to empty it",
+                self.shown()
+            );
+        }
+        Ok(keys)
+    }
+
+    /// A connection to an empty database with the function library loaded, for a suite whose keys
+    /// match `patterns`. A non-empty database is emptied only on a disposable server or when
+    /// `allow_flush` says so; otherwise it is refused, whatever it holds.
+    pub fn claim(
+        &self,
+        patterns: &[&'static str],
+        allow_flush: bool,
+    ) -> anyhow::Result<Connection> {
+        let mut con = self.connect()?;
+        if self.refuse_foreign(&mut con, allow_flush)? > 0 {
+            redis::cmd("FLUSHDB").exec(&mut con)?;
+        }
+        let mut written = self
+            .cleanup
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        written.patterns.extend(patterns);
+        let present: Vec<redis::Value> = redis::cmd("FUNCTION")
+            .arg("LIST")
+            .arg("LIBRARYNAME")
+            .arg(&LIBRARY.name)
+            .query(&mut con)?;
+        // FUNCTION LIST matches names by pattern: only the exact name counts.
+        let name = redis::Value::BulkString(LIBRARY.name.clone().into_bytes());
+        let loaded = present.into_iter().any(|library| {
+            items(library).is_ok_and(|fields| {
+                fields.windows(2).any(|pair| {
+                    pair[0] == redis::Value::BulkString(b"library_name".to_vec()) && pair[1] == name
+                })
+            })
+        });
+        if !loaded {
+            redis::cmd("FUNCTION")
+                .arg("LOAD")
+                .arg(&LIBRARY.code)
+                .exec(&mut con)
+                .context("loading redis/links.lua")?;
+            written.library = true;
+        }
         Ok(con)
+    }
+
+    /// Removes what the run wrote so far (a suite's keys, the library), keeping the server.
+    pub fn release(&self) -> anyhow::Result<()> {
+        if self.disposable.is_some() {
+            // A disposable server holds nothing but the run's, and goes with it.
+            return Ok(());
+        }
+        self.cleanup.run().with_context(|| {
+            format!(
+                "removing the benchmark's keys and function library from {}",
+                self.shown()
+            )
+        })
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            eprintln!("warning: {e:#}");
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use anyhow::{bail, Context};
 use redis::{Cmd, Connection, Value};
 
-use crate::store::{Request, Store};
+use crate::store::{Census, Request, Store};
 
 /// How the requests of one iteration reach the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +43,9 @@ pub const CHUNK: usize = 10_000;
 
 /// A request that Redis answers with one command.
 pub trait RedisRequest: Request {
+    /// SCAN patterns that cover every key the suite writes, so a run can remove exactly its own.
+    const KEYS: &'static [&'static str];
+
     fn command(&self) -> Cmd;
 
     /// Reports what the reply to [`RedisRequest::command`] found or changed.
@@ -93,6 +96,13 @@ impl<R: RedisRequest> Store<R> for RedisStore {
 
     fn check(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         run_pipelined(&mut self.con, batch, false, &mut found)
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        Ok(Census(vec![(
+            "keys",
+            redis::cmd("DBSIZE").query(&mut self.con)?,
+        )]))
     }
 }
 

@@ -19,6 +19,23 @@ pub trait Request: Sized + Clone + fmt::Debug {
     }
 }
 
+/// Counts that pin a store's size down (Redis: the keys in the database; doublets: its links).
+/// Probes check the ids an operation can reach; the census catches what lies beyond them, such as
+/// a stale key above B+N. Taken after the checked load, it must stay the same after every cell.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Census(pub Vec<(&'static str, u64)>);
+
+impl fmt::Display for Census {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(what, n)| format!("{n} {what}"))
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
 /// A store that runs batches of requests: one batch is one benchmark iteration.
 pub trait Store<R: Request> {
     /// Runs `batch` and reports every link or value it found or changed, in request order (the order
@@ -35,6 +52,9 @@ pub trait Store<R: Request> {
     fn check(&mut self, batch: &[R], found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         self.run(batch, found)
     }
+
+    /// The store's own counts of what it holds.
+    fn census(&mut self) -> anyhow::Result<Census>;
 }
 
 /// The plain model a suite's stores are checked against.

@@ -9,9 +9,9 @@ use redis_vs_doublets::{
     harness::{self, Prepared},
     links::{self, Link, LinkRequest, LinksModel, Query},
     load_spec,
-    redis_server::Server,
-    redis_store::Mode,
-    store::Store,
+    redis_server::{redact, Server, LIBRARY},
+    redis_store::{Mode, RedisRequest, RedisStore},
+    store::{Census, Store},
 };
 
 const ANY: Query = Query {
@@ -130,54 +130,29 @@ fn redis_matches_the_model_in_every_mode() {
 
 const SIZES: [u64; 2] = [60, 12];
 
-/// Loads the spec's background at small sizes into the store and the model.
-fn load_background(store: &mut impl Store<LinkRequest>, name: &str) -> LinksModel {
-    let spec = load_spec().unwrap();
-    let suite = spec.suite("links").unwrap();
-    let background: Vec<LinkRequest> =
-        harness::requests(&suite.background, &SIZES, "background").unwrap();
+/// Runs every operation through the bench's cell sequence on a store loaded with the background.
+fn every_operation_is_undone(store: &mut impl Store<LinkRequest>, name: &str) {
     let mut model = LinksModel::default();
-    model.run(&background, |_| {}).unwrap();
-    let expected = suite.background_expected.tally(&SIZES).unwrap();
-    harness::load(store, &mut model, &background, expected, name).unwrap();
-    model
-}
-
-/// Runs every operation's checked iteration and a measured one, and checks the background after.
-fn every_operation_is_undone(
-    store: &mut impl Store<LinkRequest>,
-    model: &mut LinksModel,
-    name: &str,
-) {
-    let spec = load_spec().unwrap();
-    for operation in &spec.suite("links").unwrap().operations {
-        let prepared: Prepared<'_, LinkRequest> = Prepared::new(operation, &SIZES).unwrap();
-        let cell = format!("{}/{name}", operation.id);
-        prepared.check(store, model, &cell).unwrap();
-        prepared.measure(store, &cell);
-        harness::verify(store, model, &cell, 72).unwrap();
-    }
+    let mut background = common::load(store, &mut model, "links", &SIZES, 72, name);
+    common::every_operation(store, &mut background, "links", &SIZES, name);
     assert_eq!(model.len(), 60);
 }
 
 #[test]
 fn every_operation_is_undone_on_doublets() {
-    let mut united = links::united_store().unwrap();
-    let mut model = load_background(&mut united, "united");
-    every_operation_is_undone(&mut united, &mut model, "united");
-    let mut split = links::split_store().unwrap();
-    let mut model = load_background(&mut split, "split");
-    every_operation_is_undone(&mut split, &mut model, "split");
+    every_operation_is_undone(&mut links::united_store().unwrap(), "united");
+    every_operation_is_undone(&mut links::split_store().unwrap(), "split");
 }
 
 #[test]
 fn every_operation_is_undone_on_redis_in_every_mode_after_one_load() {
     let server = Server::new(None).unwrap();
     let mut store = common::redis(&server, Mode::Pipeline);
-    let mut model = load_background(&mut store, "redis");
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
     for mode in Mode::ALL {
         store.mode = mode;
-        every_operation_is_undone(&mut store, &mut model, mode.backend());
+        common::every_operation(&mut store, &mut background, "links", &SIZES, mode.backend());
     }
 }
 
@@ -209,6 +184,10 @@ impl<S: Store<LinkRequest>> Store<LinkRequest> for Forgetful<S> {
             reported.into_iter().for_each(&mut found);
         }
         Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        self.inner.census()
     }
 }
 
@@ -257,17 +236,31 @@ fn a_store_that_loses_links_fails_the_checked_iteration() {
         created: 0,
     };
     store.inner.run(&background, |_| {}).unwrap();
-    // The undo reports all ten links created again, but two of them are gone: the check after it fails.
-    prepared
-        .check(&mut store, &mut model, "delete/forgetful")
-        .unwrap();
-    let error = harness::verify(&mut store, &mut model, "delete/forgetful", 20)
-        .unwrap_err()
-        .to_string();
+    let mut background = harness::Background {
+        census: store.census().unwrap(),
+        model: &mut model,
+        reaches: 20,
+    };
+    // The undo reports all ten links created again, but two of them are gone: the check right
+    // after it fails, blaming the delete cell before anything is measured.
+    let mut measured = false;
+    let error = harness::cell(
+        &prepared,
+        &mut store,
+        &mut background,
+        "delete/forgetful",
+        |_| {
+            measured = true;
+        },
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
-        error.contains("delete/forgetful: the background is damaged"),
+        error.contains("delete/forgetful: the background is damaged")
+            && error.contains("after the checked iteration and its undo"),
         "{error}"
     );
+    assert!(!measured, "a cell whose undo fails is never measured");
 }
 
 #[test]
@@ -320,36 +313,30 @@ fn a_stale_redis_index_entry_is_caught() {
 #[test]
 fn redis_functions_check_arguments_before_writing() {
     let server = Server::new(None).unwrap();
-    let mut con = server.claim(false).unwrap();
+    let mut con = server.claim(&[], false).unwrap();
     let fcall = |con: &mut redis::Connection, args: &[&str]| -> Result<redis::Value, String> {
         redis::cmd("FCALL")
-            .arg(args[0])
+            .arg(LIBRARY.function(args[0]))
             .arg(0)
             .arg(&args[1..])
             .query(con)
             .map_err(|e| e.to_string())
     };
-    assert_eq!(
-        fcall(&mut con, &["links_create_point"]),
-        Ok(redis::Value::Int(1))
-    );
+    assert_eq!(fcall(&mut con, &["create_point"]), Ok(redis::Value::Int(1)));
     let refused = [
         (
-            &["links_update", "1", "2:3", "4"][..],
+            &["update", "1", "2:3", "4"][..],
             "source must be a whole number",
         ),
-        (&["links_update", "1", "5"], "target is missing"),
-        (&["links_update", "9", "1", "1"], "link 9 does not exist"),
+        (&["update", "1", "5"], "target is missing"),
+        (&["update", "9", "1", "1"], "link 9 does not exist"),
+        (&["create", "01", "1"], "source must be a whole number"),
         (
-            &["links_create", "01", "1"],
+            &["create", "18446744073709551616", "1"],
             "source must be a whole number",
         ),
-        (
-            &["links_create", "18446744073709551616", "1"],
-            "source must be a whole number",
-        ),
-        (&["links_delete", "-1"], "id must be a whole number"),
-        (&["links_create_points", "0"], "count must be from 1"),
+        (&["delete", "-1"], "id must be a whole number"),
+        (&["create_points", "0"], "count must be from 1"),
     ];
     for (args, message) in refused {
         let error = fcall(&mut con, args).unwrap_err();
@@ -359,41 +346,193 @@ fn redis_functions_check_arguments_before_writing() {
     let links: Vec<String> = redis::cmd("HGETALL").arg("links").query(&mut con).unwrap();
     assert_eq!(links, ["1", "1:1"]);
     let keys: u64 = redis::cmd("DBSIZE").query(&mut con).unwrap();
-    assert_eq!(
-        keys, 6,
-        "links, out:1, in:1, pair:1:1, links:allocated and the owner mark"
-    );
+    assert_eq!(keys, 5, "links, out:1, in:1, pair:1:1 and links:allocated");
+}
+
+/// A server a person runs: the tests reach it through REDIS_URL, as a user's run would.
+fn someone_elses(disposable: &Server) -> Server {
+    Server::new(Some(disposable.url.clone())).unwrap()
+}
+
+fn keys(con: &mut redis::Connection) -> Vec<String> {
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).unwrap();
+    keys.sort();
+    keys
+}
+
+fn libraries(con: &mut redis::Connection) -> Vec<String> {
+    let list: Vec<redis::Value> = redis::cmd("FUNCTION").arg("LIST").query(con).unwrap();
+    list.into_iter()
+        .filter_map(|library| {
+            let fields = redis_vs_doublets::redis_store::items(library).ok()?;
+            let at = fields
+                .iter()
+                .position(|f| *f == redis::Value::BulkString(b"library_name".to_vec()))?;
+            redis::from_redis_value::<String>(fields[at + 1].clone()).ok()
+        })
+        .collect()
 }
 
 #[test]
-fn a_foreign_database_is_refused_unless_allowed() {
+fn a_non_empty_database_is_refused_whatever_it_holds_unless_allowed() {
     let disposable = Server::new(None).unwrap();
-    let foreign = Server::new(Some(disposable.url.clone())).unwrap();
-    let mut con = foreign.connect().unwrap();
+    let mut con = disposable.connect().unwrap();
+    for (key, value) in [("someone:else", "data"), ("redisvsdoublets:owner", "1")] {
+        redis::cmd("SET")
+            .arg(key)
+            .arg(value)
+            .exec(&mut con)
+            .unwrap();
+        let foreign = someone_elses(&disposable);
+        for error in [
+            foreign.preflight(false).unwrap_err().to_string(),
+            foreign
+                .claim(LinkRequest::KEYS, false)
+                .err()
+                .unwrap()
+                .to_string(),
+        ] {
+            assert!(
+                error.contains("holds 1 keys, and a run needs it empty")
+                    && error.contains("BENCHMARK_ALLOW_FLUSH=1"),
+                "{key}: {error}"
+            );
+        }
+        assert_eq!(
+            keys(&mut con),
+            [key],
+            "a refused database is left as it was"
+        );
+        redis::cmd("DEL").arg(key).exec(&mut con).unwrap();
+    }
     redis::cmd("SET")
         .arg("someone:else")
         .arg("data")
         .exec(&mut con)
         .unwrap();
-    let error = foreign.claim(false).err().unwrap().to_string();
-    assert!(
-        error.contains("holds 1 keys this benchmark did not write")
-            && error.contains("BENCHMARK_ALLOW_FLUSH=1"),
-        "{error}"
-    );
-    let still: bool = redis::cmd("EXISTS")
-        .arg("someone:else")
-        .query(&mut con)
+    someone_elses(&disposable)
+        .claim(LinkRequest::KEYS, true)
         .unwrap();
-    assert!(still, "a refused database is left as it was");
-    foreign.claim(true).unwrap();
-    // Once emptied by this project, the database is its own: a later run may empty it again.
-    redis::cmd("SET")
-        .arg("links")
-        .arg("x")
+    assert!(
+        keys(&mut con).iter().all(|k| k != "someone:else"),
+        "allowed: emptied"
+    );
+}
+
+#[test]
+fn a_run_leaves_the_database_and_the_users_functions_as_it_found_them() {
+    let disposable = Server::new(None).unwrap();
+    let mut con = disposable.connect().unwrap();
+    // A user's own library named like the project's old one, with a function of the same name.
+    let users =
+        "#!lua name=links\nredis.register_function('links_create_point', function() return 7 end)";
+    redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg(users)
         .exec(&mut con)
         .unwrap();
-    foreign.claim(false).unwrap();
+    for _ in 0..2 {
+        let server = someone_elses(&disposable);
+        let mut store = RedisStore {
+            con: server.claim(LinkRequest::KEYS, false).unwrap(),
+            mode: Mode::Pipeline,
+        };
+        let mut model = LinksModel::default();
+        let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
+        common::every_operation(&mut store, &mut background, "links", &SIZES, "redis");
+        assert!(libraries(&mut con).contains(&LIBRARY.name));
+        drop(server);
+        assert_eq!(
+            keys(&mut con),
+            Vec::<String>::new(),
+            "the run's keys are gone"
+        );
+        assert_eq!(
+            libraries(&mut con),
+            ["links"],
+            "only the user's library is left"
+        );
+        let reply: i64 = redis::cmd("FCALL")
+            .arg("links_create_point")
+            .arg(0)
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(reply, 7, "the user's function is untouched");
+    }
+}
+
+#[test]
+fn a_library_already_loaded_is_used_and_left_in_place() {
+    let disposable = Server::new(None).unwrap();
+    let mut con = disposable.connect().unwrap();
+    redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg(&LIBRARY.code)
+        .exec(&mut con)
+        .unwrap();
+    let server = someone_elses(&disposable);
+    server.claim(LinkRequest::KEYS, false).unwrap();
+    drop(server);
+    assert_eq!(
+        libraries(&mut con),
+        [LIBRARY.name.clone()],
+        "not this run's to remove"
+    );
+}
+
+#[test]
+fn the_library_is_named_after_its_content() {
+    assert!(
+        LIBRARY.name.starts_with("rvd_") && LIBRARY.name.len() == 16,
+        "{}",
+        LIBRARY.name
+    );
+    assert!(!LIBRARY.code.contains("__LIBRARY__"));
+    assert_eq!(
+        LIBRARY.function("update"),
+        format!("{}_update", LIBRARY.name)
+    );
+}
+
+#[test]
+fn passwords_never_reach_messages() {
+    assert_eq!(
+        redact("redis://user:s3cret@127.0.0.1:6379/0"),
+        "redis://user:***@127.0.0.1:6379/0"
+    );
+    assert_eq!(redact("redis://:s3cret@host/0"), "redis://:***@host/0");
+    assert_eq!(
+        redact("redis://127.0.0.1:6379/0"),
+        "redis://127.0.0.1:6379/0"
+    );
+    let server = Server::new(Some("redis://:s3cret@127.0.0.1:1/0".into())).unwrap();
+    let error = format!("{:#}", server.preflight(false).unwrap_err());
+    assert!(
+        !error.contains("s3cret") && error.contains("***"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_stale_key_beyond_every_probe_is_caught_by_the_count() {
+    let server = Server::new(None).unwrap();
+    let mut store = common::redis(&server, Mode::Pipeline);
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
+    // A leftover pair entry for ids no probe reaches (B+N = 72).
+    redis::cmd("SADD")
+        .arg("pair:500:500")
+        .arg(500)
+        .exec(&mut store.con)
+        .unwrap();
+    let error = background
+        .verify(&mut store, "redis")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("the store holds 183 keys, but held 182 keys"),
+        "{error}"
+    );
 }
 
 #[test]

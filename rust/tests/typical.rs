@@ -6,8 +6,7 @@ mod common;
 use common::config;
 use proptest::prelude::*;
 use redis_vs_doublets::{
-    harness::{self, Prepared},
-    load_spec,
+    harness,
     redis_server::Server,
     redis_store::Mode,
     store::Store,
@@ -252,21 +251,9 @@ fn counters_refuse_to_overflow() {
 const SIZES: [u64; 2] = [40, 9];
 
 fn every_operation_is_undone(store: &mut impl Store<UsageRequest>, name: &str) {
-    let spec = load_spec().unwrap();
-    let suite = spec.suite("typical").unwrap();
-    let background: Vec<UsageRequest> =
-        harness::requests(&suite.background, &SIZES, "background").unwrap();
     let mut model = UsageModel::default();
-    model.run(&background, |_| {}).unwrap();
-    let expected = suite.background_expected.tally(&SIZES).unwrap();
-    harness::load(store, &mut model, &background, expected, name).unwrap();
-    for operation in &suite.operations {
-        let prepared: Prepared<'_, UsageRequest> = Prepared::new(operation, &SIZES).unwrap();
-        let cell = format!("{}/{name}", operation.id);
-        prepared.check(store, &mut model, &cell).unwrap();
-        prepared.measure(store, &cell);
-        harness::verify(store, &mut model, &cell, 49).unwrap();
-    }
+    let mut background = common::load(store, &mut model, "typical", &SIZES, 49, name);
+    common::every_operation(store, &mut background, "typical", &SIZES, name);
     assert_eq!(
         model.queue().collect::<Vec<_>>(),
         (1..=40).collect::<Vec<_>>()

@@ -4,7 +4,7 @@ use anyhow::anyhow;
 use doublets::{data::Flow, mem::Global, split, unit, Doublets};
 
 use super::{Link, LinkRequest};
-use crate::store::Store;
+use crate::store::{Census, Store};
 
 /// A doublets store answering link requests. Workloads reach it only after the model has run
 /// them, so no duplicate pair and no two-part query ever gets here.
@@ -68,5 +68,13 @@ impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
             }
         }
         Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        let any = self.any;
+        Ok(Census(vec![(
+            "links",
+            self.store.count_by([any, any, any]),
+        )]))
     }
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{bail, Context};
 
 use super::{Link, LinkRequest, Query};
-use crate::store::{Model, Store};
+use crate::store::{Census, Model, Store};
 
 /// Links with the same indexes the stores keep, and doublets' id reuse: the most recently deleted
 /// id first; deleting the highest id shrinks the range past every free id below it.
@@ -150,6 +150,10 @@ impl Store<LinkRequest> for LinksModel {
             }
         }
         Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        Ok(Census(vec![("links", self.links.len() as u64)]))
     }
 }
 

@@ -5,11 +5,15 @@ use anyhow::{bail, Context};
 use redis::{cmd, Cmd, Connection, Value};
 
 use super::{Link, LinkRequest, Query};
-use crate::redis_store::{items, number, run_pipelined, RedisRequest, CHUNK};
+use crate::{
+    redis_server::LIBRARY,
+    redis_store::{items, number, run_pipelined, RedisRequest, CHUNK},
+};
 
+/// A call of one of `redis/links.lua`'s functions, by its server-wide name.
 fn fcall(function: &str) -> Cmd {
     let mut c = cmd("FCALL");
-    c.arg(function).arg(0);
+    c.arg(LIBRARY.function(function)).arg(0);
     c
 }
 
@@ -28,18 +32,18 @@ fn endpoints(value: &Value) -> anyhow::Result<(u64, u64)> {
 }
 
 impl RedisRequest for LinkRequest {
+    const KEYS: &'static [&'static str] = &["links", "links:*", "out:*", "in:*", "pair:*"];
+
     fn command(&self) -> Cmd {
         match *self {
-            LinkRequest::CreatePoint => fcall("links_create_point"),
+            LinkRequest::CreatePoint => fcall("create_point"),
             LinkRequest::Create { source, target } => {
-                fcall("links_create").arg(source).arg(target).clone()
+                fcall("create").arg(source).arg(target).clone()
             }
-            LinkRequest::Update { id, source, target } => fcall("links_update")
-                .arg(id)
-                .arg(source)
-                .arg(target)
-                .clone(),
-            LinkRequest::Delete { id } => fcall("links_delete").arg(id).clone(),
+            LinkRequest::Update { id, source, target } => {
+                fcall("update").arg(id).arg(source).arg(target).clone()
+            }
+            LinkRequest::Delete { id } => fcall("delete").arg(id).clone(),
             LinkRequest::Each(Query { id: Some(id), .. }) => {
                 cmd("HGET").arg("links").arg(id).clone()
             }
@@ -105,7 +109,7 @@ impl RedisRequest for LinkRequest {
         Ok(())
     }
 
-    /// Runs of point creations go to `links_create_points`, a chunk per call, which loads a million
+    /// Runs of point creations go to `create_points`, a chunk per call, which loads a million
     /// links several times faster than one FCALL each.
     fn load(
         con: &mut Connection,
@@ -135,7 +139,7 @@ impl RedisRequest for LinkRequest {
                 .map(|start| CHUNK.min(points - start))
                 .collect();
             for &count in &counts {
-                pipe.add_command(fcall("links_create_points").arg(count).clone());
+                pipe.add_command(fcall("create_points").arg(count).clone());
             }
             let firsts: Vec<u64> = pipe.query(con).context("loading point links")?;
             for (first, count) in firsts.into_iter().zip(counts) {

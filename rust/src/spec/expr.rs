@@ -118,8 +118,8 @@ impl Range {
         })
     }
 
-    /// The values of the range, or why it is empty or reversed for these sizes.
-    pub fn values(&self, sizes: &[u64]) -> Result<Vec<i128>, String> {
+    /// The lowest and highest value, or why the range is empty or reversed for these sizes.
+    fn bounds(&self, sizes: &[u64]) -> Result<(i128, i128), String> {
         let scope = Scope { sizes, i: None };
         let (from, to) = (self.from.eval(&scope), self.to.eval(&scope));
         let (low, high) = if self.descending {
@@ -130,6 +130,18 @@ impl Range {
         if low > high {
             return Err(format!("the range {self} is empty ({from} to {to})"));
         }
+        Ok((low, high))
+    }
+
+    /// How many values the range has, without building them.
+    pub fn len(&self, sizes: &[u64]) -> Result<u128, String> {
+        let (low, high) = self.bounds(sizes)?;
+        Ok((high - low) as u128 + 1)
+    }
+
+    /// The values of the range, or why it is empty or reversed for these sizes.
+    pub fn values(&self, sizes: &[u64]) -> Result<Vec<i128>, String> {
+        let (low, high) = self.bounds(sizes)?;
         let values = low..=high;
         Ok(if self.descending {
             values.rev().collect()

@@ -58,6 +58,7 @@ mod wire {
         pub sizes: Vec<Size>,
         pub families: Vec<Family>,
         pub family_env: String,
+        pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
         pub backends: Vec<Backend>,
         pub suites: Vec<Suite>,
     }
@@ -226,6 +227,9 @@ pub struct Spec {
     pub sizes: Vec<Size>,
     pub families: Vec<Family>,
     pub family_env: String,
+    /// Bytes a run holds per background request: `harness` always, and each family's while its
+    /// store is loaded. Estimates, used to refuse sizes this machine cannot hold before any work.
+    pub memory_per_request: std::collections::BTreeMap<String, u64>,
     pub backends: Vec<Backend>,
     pub suites: Vec<Suite>,
 }
@@ -277,8 +281,11 @@ impl Spec {
                 None => size.default,
                 Some(raw) => raw.trim().replace('_', "").parse().map_err(|_| {
                     format!(
-                        "{}={raw:?} is not a whole number ({})",
-                        size.env, size.description.en
+                        "{}={raw:?} is not a whole number from {} to {} ({})",
+                        size.env,
+                        size.min,
+                        u64::MAX,
+                        size.description.en
                     )
                 })?,
             };
@@ -328,6 +335,15 @@ impl Spec {
 }
 
 impl Work {
+    /// How many requests the work makes for these sizes, without building them.
+    pub fn count(&self, sizes: &[u64]) -> Result<u128, String> {
+        let per_value = self.requests.len() as u128;
+        Ok(match &self.range {
+            Some(range) => range.len(sizes)? * per_value,
+            None => per_value,
+        })
+    }
+
     /// The concrete requests for these sizes, built by `build(verb, args)`.
     pub fn requests<R>(
         &self,
@@ -500,6 +516,21 @@ impl Resolver<'_> {
             });
         }
 
+        let memory = &wire.memory_per_request;
+        for key in memory.value.keys() {
+            if key != "harness" && !families.iter().any(|f| &f.id == key) {
+                return Err(self.error(
+                    memory,
+                    format!("memory_per_request: \"{key}\" is neither harness nor a family"),
+                ));
+            }
+        }
+        for needed in std::iter::once("harness").chain(families.iter().map(|f| f.id.as_str())) {
+            if !memory.value.contains_key(needed) {
+                return Err(self.error(memory, format!("memory_per_request: {needed} is missing")));
+            }
+        }
+
         let mut backends = Vec::new();
         for backend in wire.backends {
             if !families.iter().any(|f| f.id == backend.family.value) {
@@ -565,6 +596,7 @@ impl Resolver<'_> {
             sizes,
             families,
             family_env: wire.family_env,
+            memory_per_request: wire.memory_per_request.value,
             backends,
             suites,
         })

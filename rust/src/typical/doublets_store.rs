@@ -21,7 +21,7 @@ use doublets::{
 };
 
 use super::{Entry, UsageRequest, MAX};
-use crate::store::{Request, Store};
+use crate::store::{Census, Request, Store};
 
 pub struct DoubletsUsage<S> {
     store: S,
@@ -228,5 +228,13 @@ impl<S: Doublets<u64>> Store<UsageRequest> for DoubletsUsage<S> {
             self.run_one(*request, &mut found)?;
         }
         Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        let any = self.any;
+        Ok(Census(vec![(
+            "links",
+            self.store.count_by([any, any, any]),
+        )]))
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use anyhow::bail;
 
 use super::{Entry, UsageRequest, MAX};
-use crate::store::{Model, Request, Store};
+use crate::store::{Census, Model, Request, Store};
 
 #[derive(Clone, Debug, Default)]
 pub struct UsageModel {
@@ -92,6 +92,14 @@ impl Store<UsageRequest> for UsageModel {
             }
         }
         Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        Ok(Census(vec![
+            ("keys", self.map.len() as u64),
+            ("queue items", self.queue.len() as u64),
+            ("members", self.set.len() as u64),
+        ]))
     }
 }
 

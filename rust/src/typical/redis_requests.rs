@@ -12,6 +12,8 @@ fn key(k: u64) -> String {
 }
 
 impl RedisRequest for UsageRequest {
+    const KEYS: &'static [&'static str] = &["k:*", "queue", "members"];
+
     fn command(&self) -> Cmd {
         match *self {
             UsageRequest::Get(k) => cmd("GET").arg(key(k)).clone(),

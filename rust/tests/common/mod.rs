@@ -18,11 +18,54 @@ pub fn config() -> ProptestConfig {
     }
 }
 
-/// A Redis store on a freshly emptied database of `server`.
+/// A Redis store on a freshly emptied database of `server`, a disposable one (which holds only
+/// what the tests wrote, so no key patterns are needed to clean it).
 pub fn redis(server: &Server, mode: Mode) -> RedisStore {
+    assert!(
+        server.disposable.is_some(),
+        "tests empty only their own servers"
+    );
     RedisStore {
-        con: server.claim(false).unwrap(),
+        con: server.claim(&[], false).unwrap(),
         mode,
+    }
+}
+
+/// Loads a suite's background at `sizes` into the store and the model, checked.
+pub fn load<'m, R: Request, M: Model<R>>(
+    store: &mut impl Store<R>,
+    model: &'m mut M,
+    suite: &str,
+    sizes: &[u64],
+    reaches: u64,
+    name: &str,
+) -> harness::Background<'m, M> {
+    let spec = redis_vs_doublets::load_spec().unwrap();
+    let suite = spec.suite(suite).unwrap();
+    let background: Vec<R> = harness::requests(&suite.background, sizes, "background").unwrap();
+    model.run(&background, |_| {}).unwrap();
+    let expected = suite.background_expected.tally(sizes).unwrap();
+    harness::Background::load(store, model, &background, expected, reaches, name)
+        .unwrap()
+        .0
+}
+
+/// Every operation of a suite through the bench's own cell sequence, with one measured iteration.
+pub fn every_operation<R: Request, M: Model<R>>(
+    store: &mut impl Store<R>,
+    background: &mut harness::Background<'_, M>,
+    suite: &str,
+    sizes: &[u64],
+    name: &str,
+) {
+    let spec = redis_vs_doublets::load_spec().unwrap();
+    for operation in &spec.suite(suite).unwrap().operations {
+        let prepared = harness::Prepared::<R>::new(operation, sizes).unwrap();
+        let cell = format!("{}/{name}", operation.id);
+        harness::cell(&prepared, store, background, &cell, |store| {
+            prepared.measure(store, &cell);
+        })
+        .unwrap();
     }
 }
 

@@ -1,0 +1,136 @@
+//! Checks made before the first cell, so that a run that cannot finish costs seconds: the memory
+//! the sizes need, and the results path. The bench also builds every suite's requests and checks
+//! the server before measuring anything (see `benches/bench.rs`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+
+use crate::spec::Spec;
+
+/// The memory a run at `sizes` needs, from the spec's estimates: the harness always, plus the
+/// stores of the selected families, for the suite with the most background requests.
+pub fn memory_needed(spec: &Spec, sizes: &[u64], families: &[String]) -> anyhow::Result<u128> {
+    let per_request: u128 = std::iter::once("harness")
+        .chain(families.iter().map(String::as_str))
+        .map(|key| u128::from(spec.memory_per_request[key]))
+        .sum();
+    let mut most = 0u128;
+    for suite in &spec.suites {
+        let count = suite
+            .background
+            .count(sizes)
+            .map_err(|e| anyhow::anyhow!("suite {} background: {e}", suite.id))?;
+        most = most.max(count);
+    }
+    Ok(most * per_request)
+}
+
+/// Refuses sizes whose estimated memory exceeds what this machine has available.
+pub fn check_memory(
+    spec: &Spec,
+    sizes: &[u64],
+    families: &[String],
+    available: u64,
+) -> anyhow::Result<()> {
+    let needed = memory_needed(spec, sizes, families)?;
+    if needed > u128::from(available) {
+        let size = &spec.sizes[0];
+        bail!(
+            "{}={} needs about {} of memory, but this machine has {} available: lower {} \
+             (the estimate is memory_per_request in {})",
+            size.env,
+            sizes[0],
+            bytes(needed),
+            bytes(u128::from(available)),
+            size.env,
+            spec.path
+        );
+    }
+    Ok(())
+}
+
+/// The memory this machine has available now.
+pub fn available_memory() -> anyhow::Result<u64> {
+    let mut system = sysinfo::System::new()
+        .map_err(|e| anyhow::anyhow!("cannot read this machine's memory: {e}"))?;
+    system.refresh_memory();
+    Ok(system.available_memory())
+}
+
+/// "1.5 GiB": bytes in binary units, for messages.
+pub fn bytes(n: u128) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// The file BENCHMARK_RESULTS names, checked without writing: a file (not a folder) in a folder
+/// that exists and can be written to.
+pub fn results_path(value: Option<&std::ffi::OsStr>) -> anyhow::Result<Option<PathBuf>> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(value);
+    let shown = path.display();
+    if path.is_dir() {
+        bail!(
+            "BENCHMARK_RESULTS={shown} is a folder: name the file to write, e.g. {shown}/rust.txt"
+        );
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        bail!(
+            "BENCHMARK_RESULTS={shown}: the folder {} does not exist",
+            dir.display()
+        );
+    }
+    let c_dir = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())?;
+    // SAFETY: access only reads the path it is given.
+    if unsafe { libc::access(c_dir.as_ptr(), libc::W_OK) } != 0 {
+        bail!(
+            "BENCHMARK_RESULTS={shown}: the folder {} cannot be written to",
+            dir.display()
+        );
+    }
+    Ok(Some(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_read_as_binary_units() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(3 << 30), "3.0 GiB");
+    }
+
+    #[test]
+    fn results_must_name_a_writable_file() {
+        let dir = std::env::temp_dir();
+        assert!(results_path(None).unwrap().is_none());
+        let error = results_path(Some(dir.as_os_str())).unwrap_err().to_string();
+        assert!(error.contains("is a folder"), "{error}");
+        let missing = dir.join("no-such-folder-here/rust.txt");
+        let error = results_path(Some(missing.as_os_str()))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("does not exist"), "{error}");
+        let fine = dir.join("rust.txt");
+        assert_eq!(results_path(Some(fine.as_os_str())).unwrap(), Some(fine));
+    }
+}
