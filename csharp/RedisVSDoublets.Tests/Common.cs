@@ -7,9 +7,9 @@ public sealed class RedisFixture : IDisposable
 {
     public RedisServer Server { get; } = RedisServer.FromEnvironment(null);
     public static string Root { get; } = Spec.FindRoot(AppContext.BaseDirectory);
-    static readonly string Library = File.ReadAllText(Path.Combine(Root, "redis/links.lua"));
 
-    public IDatabase Claim() => Server.Claim(Library, allowFlush: false);
+    /// <summary>The fixture's server is disposable, so it holds only what the tests wrote: no key patterns are needed to clean it.</summary>
+    public IDatabase Claim() => Server.Claim([], allowFlush: false);
 
     public void Dispose() => Server.Dispose();
 }
@@ -33,6 +33,32 @@ public static class Stores
         yield return ("split", () => new DoubletsUsage(Layout.Split));
         foreach (var mode in Modes.All)
             yield return (mode.Backend(), () => new RedisStore<UsageRequest, Entry, UsageCodec>(redis.Claim()) { Mode = mode });
+    }
+
+    /// <summary>Loads a suite's background at <paramref name="sizes"/> into the store and the model, checked.</summary>
+    public static Background<TRequest, TFound, TModel> Load<TRequest, TFound, TModel>(IStore<TRequest, TFound> store, TModel model, Suite suite, ulong[] sizes, ulong reaches, string name)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        var background = suite.Background.Build(sizes, TRequest.Build, "background").ToArray();
+        var ignore = new TallySink<TRequest, TFound>();
+        model.Run(background, ref ignore);
+        return Background<TRequest, TFound, TModel>.Load(store, model, background, suite.BackgroundExpected.Tally(sizes), reaches, name).Item1;
+    }
+
+    /// <summary>Every operation of a suite through the bench's own cell sequence, with one measured iteration.</summary>
+    public static void EveryOperation<TRequest, TFound, TModel>(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> background, Suite suite, ulong[] sizes, string name)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        foreach (var operation in suite.Operations)
+        {
+            var prepared = new Prepared<TRequest, TFound>(operation, sizes);
+            var cell = $"{operation.Id}/{name}";
+            Checks.Cell(prepared, store, background, cell, () => prepared.Measure(store, cell));
+        }
     }
 
     public static List<TFound> Run<TRequest, TFound>(IStore<TRequest, TFound> store, params TRequest[] batch)

@@ -1,3 +1,5 @@
+using StackExchange.Redis;
+
 namespace RedisVSDoublets.Tests;
 
 /// <summary>
@@ -100,21 +102,8 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
     static void EveryOperationIsUndone<TRequest, TFound, TModel>(IStore<TRequest, TFound> store, TModel model, Suite suite, string name)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
-        where TModel : IModel<TRequest, TFound>
-    {
-        var background = suite.Background.Build(Sizes, TRequest.Build, "background").ToArray();
-        var ignore = new TallySink<TRequest, TFound>();
-        model.Run(background, ref ignore);
-        Checks.Load<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, background, suite.BackgroundExpected.Tally(Sizes), name);
-        foreach (var operation in suite.Operations)
-        {
-            var prepared = new Prepared<TRequest, TFound>(operation, Sizes);
-            var cell = $"{operation.Id}/{name}";
-            prepared.Check(store, model, cell);
-            prepared.Measure(store, cell);
-            Checks.Verify<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, cell, 60);
-        }
-    }
+        where TModel : IModel<TRequest, TFound> =>
+        Stores.EveryOperation(store, Stores.Load(store, model, suite, Sizes, 60, name), suite, Sizes, name);
 
     [Fact]
     public void EveryOperationIsUndoneOnEveryStore()
@@ -141,6 +130,8 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
                 foreach (var link in reported) sink.Add(link);
             }
         }
+
+        public string Census() => inner.Census();
     }
 
     [Fact]
@@ -173,15 +164,135 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         Assert.Equal("each_identity/split: expected 5 ids summing to 15, found 4 ids summing to 12 (missing Link { Id = 3, Source = 3, Target = 3 })", e.Message);
     }
 
+    /// <summary>A server a person runs: the tests reach it through REDIS_URL, as a user's run would.</summary>
+    RedisServer SomeoneElses() => RedisServer.FromEnvironment(redis.Server.Url);
+
+    static List<string> Keys(RedisServer server) =>
+        [.. server.Connection.GetServer(server.Connection.GetEndPoints()[0]).Keys().Select(k => (string)k!).Order()];
+
+    static List<string> Libraries(IDatabase db) =>
+        [.. ((RedisResult[])db.Execute("FUNCTION", "LIST")!).Select(l => (string)l.ToDictionary()["library_name"]!)];
+
     [Fact]
-    public void AForeignDatabaseIsRefusedUnlessAllowed()
+    public void ANonEmptyDatabaseIsRefusedWhateverItHoldsUnlessAllowed()
     {
-        using var foreign = RedisServer.FromEnvironment(redis.Server.Url);
-        var db = foreign.Connection.GetDatabase();
-        db.Execute("FLUSHDB");
-        db.StringSet("someone:else", "data");
-        var e = Assert.Throws<InvalidOperationException>(() => foreign.Claim("#!lua name=links\n", allowFlush: false));
-        Assert.Contains("holds 1 keys this benchmark did not write", e.Message);
-        Assert.True(db.KeyExists("someone:else"));
+        lock (redis)
+        {
+            using var foreign = SomeoneElses();
+            var db = foreign.Connection.GetDatabase();
+            db.Execute("FLUSHDB");
+            foreach (var key in new[] { "someone:else", "redisvsdoublets:owner" })
+            {
+                db.StringSet(key, "data");
+                var refused = new[]
+                {
+                    Assert.Throws<InvalidOperationException>(() => foreign.Preflight(allowFlush: false)),
+                    Assert.Throws<InvalidOperationException>(() => foreign.Claim(LinksCodec.Keys, allowFlush: false)),
+                };
+                foreach (var e in refused)
+                {
+                    Assert.Contains("holds 1 keys, and a run needs it empty", e.Message);
+                    Assert.Contains("BENCHMARK_ALLOW_FLUSH=1", e.Message);
+                }
+                Assert.Equal([key], Keys(foreign));
+                db.KeyDelete(key);
+            }
+            db.StringSet("someone:else", "data");
+            foreign.Claim(LinksCodec.Keys, allowFlush: true);
+            Assert.DoesNotContain("someone:else", Keys(foreign));
+        }
+    }
+
+    [Fact]
+    public void ARunLeavesTheDatabaseAndTheUsersFunctionsAsItFoundThem()
+    {
+        lock (redis)
+        {
+            var db = redis.Server.Connection.GetDatabase();
+            db.Execute("FLUSHDB");
+            db.Execute("FUNCTION", "FLUSH");
+            // A user's own library named like the project's old one, with a function of the same name.
+            db.Execute("FUNCTION", "LOAD", "#!lua name=links\nredis.register_function('links_create_point', function() return 7 end)");
+            var spec = Stores.Spec();
+            for (var run = 0; run < 2; run++)
+            {
+                using (var foreign = SomeoneElses())
+                {
+                    var store = new RedisStore<LinkRequest, Link, LinksCodec>(foreign.Claim(LinksCodec.Keys, allowFlush: false));
+                    EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), spec.Suites[0], "redis");
+                    Assert.Contains(Library.Links.Name, Libraries(db));
+                }
+                Assert.Empty(Keys(redis.Server));
+                Assert.Equal(["links"], Libraries(db));
+                Assert.Equal(7, (long)db.Execute("FCALL", "links_create_point", 0));
+            }
+            db.Execute("FUNCTION", "FLUSH");
+        }
+    }
+
+    [Fact]
+    public void ALibraryAlreadyLoadedIsUsedAndLeftInPlace()
+    {
+        lock (redis)
+        {
+            var db = redis.Server.Connection.GetDatabase();
+            db.Execute("FLUSHDB");
+            db.Execute("FUNCTION", "FLUSH");
+            db.Execute("FUNCTION", "LOAD", Library.Links.Code);
+            using (var foreign = SomeoneElses()) foreign.Claim(LinksCodec.Keys, allowFlush: false);
+            Assert.Equal([Library.Links.Name], Libraries(db));
+            db.Execute("FUNCTION", "FLUSH");
+        }
+    }
+
+    [Fact]
+    public void TheLibraryIsNamedAfterItsContentAsInRust()
+    {
+        var source = File.ReadAllBytes(Path.Combine(RedisFixture.Root, "redis/links.lua"));
+        Assert.Equal("rvd_" + Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(source))[..12], Library.Links.Name);
+        Assert.DoesNotContain("__LIBRARY__", Library.Links.Code);
+        Assert.Equal($"{Library.Links.Name}_update", Library.Links.Update);
+    }
+
+    [Fact]
+    public void PasswordsNeverReachMessages()
+    {
+        Assert.Equal("redis://user:***@127.0.0.1:6379/0", RedisServer.Redact("redis://user:s3cret@127.0.0.1:6379/0"));
+        Assert.Equal("redis://:***@host/0", RedisServer.Redact("redis://:s3cret@host/0"));
+        Assert.Equal("redis://127.0.0.1:6379/0", RedisServer.Redact("redis://127.0.0.1:6379/0"));
+        var e = Assert.Throws<InvalidOperationException>(() => RedisServer.FromEnvironment("redis://:s3cret@127.0.0.1:1/0"));
+        Assert.DoesNotContain("s3cret", e.Message);
+        Assert.Contains("***", e.Message);
+    }
+
+    [Fact]
+    public void AStaleKeyBeyondEveryProbeIsCaughtByTheCount()
+    {
+        var store = new RedisStore<LinkRequest, Link, LinksCodec>(redis.Claim());
+        var background = Stores.Load(store, new LinksModel(), Stores.Spec().Suites[0], Sizes, 60, "redis");
+        redis.Server.Connection.GetDatabase().SetAdd("pair:500:500", 500);
+        var e = Assert.Throws<ValidationException>(() => background.Verify(store, "redis"));
+        Assert.Contains("the store holds 153 keys, but held 152 keys after loading the background", e.Message);
+    }
+
+    [Fact]
+    public void ABadUndoIsBlamedOnItsOwnCellBeforeAnythingIsMeasured()
+    {
+        var spec = Stores.Spec();
+        var delete = spec.Suites[0].Operations.Single(o => o.Id == "delete");
+        var prepared = new Prepared<LinkRequest, Link>(delete, [10, 10]);
+        var model = new LinksModel();
+        var ignore = new ListSink<Link>();
+        var requests = Enumerable.Repeat(LinkRequest.CreatePoint(), 10).ToArray();
+        model.Run(requests, ref ignore);
+        using var split = new DoubletsLinks(Layout.Split);
+        var store = new Forgetful(split);
+        Stores.Run<LinkRequest, Link>(split, requests);
+        var background = new Background<LinkRequest, Link, LinksModel>(model, 20, store.Census());
+        var measured = false;
+        var e = Assert.Throws<ValidationException>(() => Checks.Cell(prepared, store, background, "delete/forgetful", () => measured = true));
+        Assert.Contains("delete/forgetful: the background is damaged", e.Message);
+        Assert.Contains("after the checked iteration and its undo", e.Message);
+        Assert.False(measured);
     }
 }

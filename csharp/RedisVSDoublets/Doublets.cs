@@ -117,6 +117,8 @@ public sealed class DoubletsLinks(Layout layout) : IStore<LinkRequest, Link>, ID
         }
     }
 
+    public string Census() => $"{store.Count()} links";
+
     public void Dispose() => store.Dispose();
 }
 
@@ -265,6 +267,8 @@ public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
                 break;
         }
     }
+
+    public string Census() => $"{store.Count()} links";
 
     public void Dispose() => store.Dispose();
 }

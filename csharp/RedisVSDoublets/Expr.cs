@@ -48,12 +48,19 @@ public sealed class Expr
         return expr;
     }
 
-    public long Eval(ulong[] sizes, long? i) => terms.Sum(t => t.Sign * t.Kind switch
+    /// <summary>The value for these sizes and i, in 128 bits: a few terms of up to 2^64 never overflow it.</summary>
+    public Int128 Eval(ulong[] sizes, Int128? i)
     {
-        0 => i ?? throw new InvalidOperationException("i is used only inside a for range"),
-        1 => (long)sizes[t.Value],
-        _ => (long)t.Value,
-    });
+        Int128 sum = 0;
+        foreach (var (sign, kind, value) in terms)
+            sum += sign * kind switch
+            {
+                0 => i ?? throw new InvalidOperationException("i is used only inside a for range"),
+                1 => (Int128)sizes[value],
+                _ => (Int128)value,
+            };
+        return sum;
+    }
 }
 
 /// <summary><c>from to to</c> (ascending) or <c>from down to to</c> (descending), both ends included.</summary>
@@ -71,12 +78,25 @@ public sealed class Interval(Expr from, Expr to, bool descending, string text)
         return new Interval(a, b, descending, text);
     }
 
-    public List<long> Values(ulong[] sizes)
+    (Int128 Low, Int128 High) Bounds(ulong[] sizes)
     {
         var (first, last) = (from.Eval(sizes, null), to.Eval(sizes, null));
         var (low, high) = descending ? (last, first) : (first, last);
         if (low > high) throw new SpecException($"the range {text} is empty ({first} to {last})");
-        var values = new List<long>((int)(high - low + 1));
+        return (low, high);
+    }
+
+    /// <summary>How many values the range has, without building them.</summary>
+    public UInt128 Count(ulong[] sizes)
+    {
+        var (low, high) = Bounds(sizes);
+        return (UInt128)(high - low) + 1;
+    }
+
+    public List<Int128> Values(ulong[] sizes)
+    {
+        var (low, high) = Bounds(sizes);
+        var values = new List<Int128>((int)(high - low + 1));
         for (var v = low; v <= high; v++) values.Add(v);
         if (descending) values.Reverse();
         return values;

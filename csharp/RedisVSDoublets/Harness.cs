@@ -8,7 +8,8 @@ public sealed class ValidationException(string message) : Exception(message);
 /// <summary>
 /// What makes a number trustworthy, as on the Rust side: the background is loaded and checked,
 /// every operation runs first on the model (which refuses workloads that would corrupt doublets)
-/// and once on the store, checked, and the background is checked again after measuring.
+/// and once on the store, checked, and the background is checked again after that iteration's undo
+/// and after measuring. <see cref="Checks.Cell"/> is that sequence, shared by the bench and the tests.
 /// </summary>
 public sealed class Prepared<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
@@ -63,8 +64,64 @@ public sealed class Prepared<TRequest, TFound>
     }
 }
 
+/// <summary>
+/// What a store must hold between cells: the model's state, up to the ids the suite's operations
+/// reach, and the counts the store gave after its checked load (<see cref="IStore{TRequest, TFound}.Census"/>).
+/// </summary>
+public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong reaches, string census)
+    where TRequest : IRequest<TRequest, TFound>
+    where TFound : IComparable<TFound>
+    where TModel : IModel<TRequest, TFound>
+{
+    public TModel Model { get; } = model;
+    public ulong Reaches { get; } = reaches;
+    public string Census { get; } = census;
+
+    /// <summary>Loads the requests into the store and checks it against the model, which holds them already.</summary>
+    public static (Background<TRequest, TFound, TModel>, TimeSpan) Load<TStore>(TStore store, TModel model, TRequest[] requests, Tally expected, ulong reaches, string name)
+        where TStore : IStore<TRequest, TFound>
+    {
+        var took = Checks.Load<TRequest, TFound, TStore, TModel>(store, model, requests, expected, name);
+        return (new(model, reaches, store.Census()), took);
+    }
+
+    /// <summary>The store holds exactly the background: every probe answers as the model does, and its counts are those after the load.</summary>
+    public void Verify<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound>
+    {
+        Checks.Verify<TRequest, TFound, TStore, TModel>(store, Model, name, Reaches);
+        var census = store.Census();
+        if (census != Census) throw new ValidationException($"{name}: the store holds {census}, but held {Census} after loading the background");
+    }
+}
+
 public static class Checks
 {
+    /// <summary>A suite's requests for these sizes: its background and its operations, each checked against the suite's stores.</summary>
+    public static (TRequest[] Background, List<Prepared<TRequest, TFound>> Prepared) Plan<TRequest, TFound>(Suite suite, ulong[] sizes)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound> =>
+        (suite.Background.Build(sizes, TRequest.Build, $"suite {suite.Id} background").ToArray(),
+         suite.Operations.Select(op => new Prepared<TRequest, TFound>(op, sizes)).ToList());
+
+    /// <summary>
+    /// One cell: the checked iteration, the background checked after its undo (so a bad undo is
+    /// blamed on its own operation), then <paramref name="measure"/>, then the background checked
+    /// again. A cell may print its time only after this returns.
+    /// </summary>
+    public static void Cell<TRequest, TFound, TStore, TModel>(Prepared<TRequest, TFound> prepared, TStore store, Background<TRequest, TFound, TModel> background, string cell, Action measure)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        prepared.Check(store, background.Model, cell);
+        try { background.Verify(store, cell); }
+        catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the checked iteration and its undo)"); }
+        measure();
+        try { background.Verify(store, cell); }
+        catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the measured iterations)"); }
+    }
+
     /// <summary>Runs a batch and returns what it reported, sorted (queries report in each store's own order).</summary>
     public static List<TFound> Run<TRequest, TFound, TStore>(TStore store, ReadOnlySpan<TRequest> batch, bool check = false)
         where TRequest : IRequest<TRequest, TFound>

@@ -67,6 +67,8 @@ public sealed class LinksModel : IModel<LinkRequest, Link>
         return new Link(id, 0, 0);
     }
 
+    public string Census() => $"{links.Count} links";
+
     public void Run<TSink>(ReadOnlySpan<LinkRequest> batch, ref TSink sink) where TSink : struct, ISink<Link>
     {
         foreach (var r in batch)
@@ -127,6 +129,8 @@ public sealed class UsageModel : IModel<UsageRequest, Entry>
 
     public ulong? Get(ulong key) => map.TryGetValue(key, out var v) ? v : null;
     public IEnumerable<ulong> Queue => queue;
+
+    public string Census() => $"{map.Count} keys, {queue.Count} queue items, {set.Count} members";
 
     public void Run<TSink>(ReadOnlySpan<UsageRequest> batch, ref TSink sink) where TSink : struct, ISink<Entry>
     {

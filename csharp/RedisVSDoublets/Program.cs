@@ -44,16 +44,19 @@ public sealed class Bench
 
     public int Run()
     {
+        // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
         spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
-        sizes = spec.SizesFrom(Environment.GetEnvironmentVariable);
-        families = spec.FamiliesFrom(Environment.GetEnvironmentVariable(spec.File.FamilyEnv));
-        var results = Environment.GetEnvironmentVariable("BENCHMARK_RESULTS");
-        if (results is { Length: > 0 } && Path.GetDirectoryName(Path.GetFullPath(results)) is { } dir && !Directory.Exists(dir))
-            throw new IOException($"BENCHMARK_RESULTS={results}: the folder {dir} does not exist");
+        (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
-        Console.Error.WriteLine(Schedule());
+        var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
+        var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
         using var redis = server = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(Environment.GetEnvironmentVariable("REDIS_URL")) : null;
-        if (server is not null) Console.Error.WriteLine($"{server.Version()} at {server.Url}");
+        if (server is not null)
+        {
+            server.Preflight(allowFlush);
+            Console.Error.WriteLine($"{server.Version()} at {server.Shown}");
+        }
+        Console.Error.WriteLine(Schedule());
 
         foreach (var suite in spec.Suites)
         {
@@ -71,9 +74,10 @@ public sealed class Bench
                     throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
         }
-        if (results is { Length: > 0 }) WriteResults(results);
+        if (results is not null) WriteResults(results);
         return 0;
     }
+
 
     /// <summary>How many cells will be measured and the least time their sampling takes (loading and checks come on top).</summary>
     string Schedule()
@@ -92,29 +96,27 @@ public sealed class Bench
         where TModel : IModel<TRequest, TFound>
         where TCodec : struct, IRedisCodec<TRequest, TFound>
     {
-        var background = suite.Background.Build(sizes, TRequest.Build, $"suite {suite.Id} background").ToArray();
-        var prepared = suite.Operations.Select(op => new Prepared<TRequest, TFound>(op, sizes)).ToList();
+        var (background, prepared) = Checks.Plan<TRequest, TFound>(suite, sizes);
         var ignore = new TallySink<TRequest, TFound>();
         model.Run(background, ref ignore);
         var expected = suite.BackgroundExpected.Tally(sizes);
         var reaches = prepared.Max(p => p.Reaches);
         var done = new List<string>();
 
-        void Cells(IStore<TRequest, TFound> store, string backend)
+        void Cells(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> loaded, string backend)
         {
             var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
             foreach (var p in prepared)
             {
                 var cell = $"{p.Operation.Id}/{backend}";
                 Console.Error.WriteLine($"{suite.Name}: {cell}…");
-                p.Check(store, model, cell);
-                var (median, sd) = Sampler.Measure(sampling, iterations =>
+                var (median, sd) = (0.0, 0.0);
+                Checks.Cell(p, store, loaded, cell, () => (median, sd) = Sampler.Measure(sampling, iterations =>
                 {
                     long ticks = 0;
                     for (long k = 0; k < iterations; k++) ticks += p.Measure(store, cell);
                     return ticks;
-                });
-                Checks.Verify<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, cell, reaches);
+                }));
                 var line = Sampler.BencherLine(cell, median, sd);
                 lines.Add(line);
                 Console.WriteLine(line);
@@ -122,10 +124,11 @@ public sealed class Bench
             done.Add(backend);
         }
 
-        void Load(IStore<TRequest, TFound> store, string name)
+        Background<TRequest, TFound, TModel> Load(IStore<TRequest, TFound> store, string name)
         {
-            var took = Checks.Load<TRequest, TFound, IStore<TRequest, TFound>, TModel>(store, model, background, expected, name);
-            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked)");
+            var (loaded, took) = Background<TRequest, TFound, TModel>.Load(store, model, background, expected, reaches, name);
+            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked: {loaded.Census})");
+            return loaded;
         }
 
         foreach (var (backend, layout) in new[] { ("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split) })
@@ -134,8 +137,7 @@ public sealed class Bench
             var store = doublets(layout);
             try
             {
-                Load(store, backend);
-                Cells(store, backend);
+                Cells(store, Load(store, backend), backend);
             }
             finally { (store as IDisposable)?.Dispose(); }
         }
@@ -143,15 +145,19 @@ public sealed class Bench
         if (modes.Count > 0 && server is not null)
         {
             // One load serves the three modes: every iteration is undone and the checks prove it.
+            // The suite's keys are removed afterwards, whatever happened.
             var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
-            var db = server.Claim(File.ReadAllText(Path.Combine(root, "redis/links.lua")), allowFlush);
-            var redis = new RedisStore<TRequest, TFound, TCodec>(db);
-            Load(redis, "Redis");
-            foreach (var mode in modes)
+            try
             {
-                redis.Mode = mode;
-                Cells(redis, mode.Backend());
+                var redis = new RedisStore<TRequest, TFound, TCodec>(server.Claim(TCodec.Keys, allowFlush));
+                var loaded = Load(redis, "Redis");
+                foreach (var mode in modes)
+                {
+                    redis.Mode = mode;
+                    Cells(redis, loaded, mode.Backend());
+                }
             }
+            finally { server.Release(); }
         }
         foreach (var backend in suite.Backends)
             if (Selected(suite, backend) && !done.Contains(backend))

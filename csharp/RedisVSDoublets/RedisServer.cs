@@ -6,16 +6,55 @@ using StackExchange.Redis;
 namespace RedisVSDoublets;
 
 /// <summary>
+/// The links function library (redis/links.lua, embedded at build time) as a server holds it:
+/// named <c>rvd_</c> and the first 12 hex digits of the source's SHA-1, with every function named
+/// after the library, exactly as the Rust side loads it. A user's library never collides with it.
+/// </summary>
+public sealed class Library
+{
+    public static readonly Library Links = new();
+
+    public string Name { get; }
+    /// <summary>The source with the name filled in, as FUNCTION LOAD takes it.</summary>
+    public string Code { get; }
+    public string CreatePoint { get; }
+    public string Create { get; }
+    public string Update { get; }
+    public string Delete { get; }
+
+    Library()
+    {
+        using var stream = typeof(Library).Assembly.GetManifestResourceStream("links.lua")
+            ?? throw new InvalidOperationException("redis/links.lua is not embedded in the harness");
+        using var buffer = new MemoryStream();
+        stream.CopyTo(buffer);
+        var source = buffer.ToArray();
+        Name = "rvd_" + Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(source))[..12];
+        Code = System.Text.Encoding.UTF8.GetString(source).Replace("__LIBRARY__", Name, StringComparison.Ordinal);
+        (CreatePoint, Create, Update, Delete) = ($"{Name}_create_point", $"{Name}_create", $"{Name}_update", $"{Name}_delete");
+    }
+}
+
+/// <summary>
 /// The Redis server of a run: the one REDIS_URL names, or a disposable redis-server on a free
 /// loopback port (no persistence), stopped on Dispose, on process exit and on Ctrl-C.
+/// A run never deletes or overwrites what it did not write: it refuses a non-empty database unless
+/// BENCHMARK_ALLOW_FLUSH=1, never replaces a library it did not load, and when it ends (success,
+/// failure, Ctrl-C or SIGTERM) removes the keys it wrote and the library it loaded.
 /// </summary>
 public sealed class RedisServer : IDisposable
 {
-    /// <summary>Set in a database this project emptied, so a later run knows the data in it is its own.</summary>
-    const string OwnerKey = "redisvsdoublets:owner";
+    /// <summary>The commands every suite needs beyond plain reads and writes.</summary>
+    static readonly string[] NeededCommands = ["FUNCTION", "FCALL", "DBSIZE", "SCAN"];
 
     Process? process;
+    readonly object written = new();
+    readonly HashSet<string> patterns = [];
+    bool libraryLoaded;
+
     public string Url { get; }
+    /// <summary>The URL as messages show it: without its password.</summary>
+    public string Shown => Redact(Url);
     public ConnectionMultiplexer Connection { get; }
     public bool Disposable => process is not null;
 
@@ -23,14 +62,39 @@ public sealed class RedisServer : IDisposable
     {
         Url = url;
         this.process = process;
-        Connection = ConnectionMultiplexer.Connect(Options(url));
+        try { Connection = ConnectionMultiplexer.Connect(Options(url)); }
+        catch (RedisConnectionException e) when (process is null)
+        {
+            throw new InvalidOperationException($"cannot connect to Redis at {Shown}: {e.Message.Replace(url, Shown, StringComparison.Ordinal)}");
+        }
+        if (process is null)
+        {
+            // Whatever ends the run (Ctrl-C, SIGTERM), what it wrote to a server it did not start goes with it.
+            Console.CancelKeyPress += OnCancel;
+            AppDomain.CurrentDomain.ProcessExit += OnExit;
+        }
+    }
+
+    void OnCancel(object? sender, ConsoleCancelEventArgs e) => Release();
+    void OnExit(object? sender, EventArgs e) => Release();
+
+    /// <summary><paramref name="url"/> with its password, if any, replaced by ***.</summary>
+    public static string Redact(string url)
+    {
+        var scheme = url.IndexOf("://", StringComparison.Ordinal);
+        if (scheme < 0) return url;
+        var rest = url[(scheme + 3)..];
+        var slash = rest.IndexOf('/');
+        var at = (slash < 0 ? rest : rest[..slash]).LastIndexOf('@');
+        if (at < 0) return url;
+        return $"{url[..(scheme + 3)]}{rest[..at].Split(':')[0]}:***{rest[at..]}";
     }
 
     /// <summary>redis://host:port/db into StackExchange.Redis options.</summary>
     static ConfigurationOptions Options(string url)
     {
         if (!Uri.TryCreate(url, UriKind.Absolute, out var uri) || uri.Scheme != "redis")
-            throw new ArgumentException($"REDIS_URL={url} is not a redis://host:port/db URL");
+            throw new ArgumentException($"REDIS_URL={Redact(url)} is not a Redis URL (redis://[user:password@]host:port/db)");
         var options = new ConfigurationOptions { AbortOnConnectFail = true, ConnectTimeout = 5000, SyncTimeout = 600_000, AsyncTimeout = 600_000 };
         options.EndPoints.Add(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port);
         var path = uri.AbsolutePath.Trim('/');
@@ -88,27 +152,84 @@ public sealed class RedisServer : IDisposable
         return $"Redis {server.Version}";
     }
 
-    /// <summary>
-    /// An empty database with the function library loaded. A non-empty database is emptied only
-    /// when this project emptied it before, when the server is disposable, or when allowed.
-    /// </summary>
-    public IDatabase Claim(string library, bool allowFlush)
+    /// <summary>Everything a run needs of the server, checked before any work and without writing.</summary>
+    public void Preflight(bool allowFlush)
     {
         var db = Connection.GetDatabase();
+        var known = (RedisResult[])db.Execute("COMMAND", ["INFO", .. NeededCommands])!;
+        var missing = NeededCommands.Where((_, k) => known[k].IsNull).ToList();
+        if (missing.Count > 0)
+            throw new InvalidOperationException($"the server at {Shown} ({Version()}) lacks {string.Join(", ", missing)}, which the benches need: use Redis 7 or later");
+        RefuseForeign(db, allowFlush);
+    }
+
+    long RefuseForeign(IDatabase db, bool allowFlush)
+    {
         var keys = (long)db.Execute("DBSIZE");
-        var ours = db.KeyExists(OwnerKey);
-        if (keys > 0 && !ours && !allowFlush && !Disposable)
+        if (keys > 0 && !allowFlush && !Disposable)
             throw new InvalidOperationException(
-                $"the database at REDIS_URL={Url} holds {keys} keys this benchmark did not write, and a run empties it: " +
-                "point REDIS_URL at an empty database, or set BENCHMARK_ALLOW_FLUSH=1 to empty it anyway");
-        db.Execute("FLUSHDB");
-        db.StringSet(OwnerKey, 1);
-        db.Execute("FUNCTION", "LOAD", "REPLACE", library);
+                $"the database at REDIS_URL={Shown} holds {keys} keys, and a run needs it empty: " +
+                "point REDIS_URL at an empty database, or set BENCHMARK_ALLOW_FLUSH=1 to empty it");
+        return keys;
+    }
+
+    /// <summary>
+    /// An empty database with the function library loaded, for a suite whose keys match
+    /// <paramref name="keys"/>. A non-empty database is emptied only on a disposable server or when
+    /// allowed; otherwise it is refused, whatever it holds.
+    /// </summary>
+    public IDatabase Claim(IEnumerable<string> keys, bool allowFlush)
+    {
+        var db = Connection.GetDatabase();
+        if (RefuseForeign(db, allowFlush) > 0) db.Execute("FLUSHDB");
+        lock (written)
+        {
+            patterns.UnionWith(keys);
+            // FUNCTION LIST matches names by pattern: only the exact name counts.
+            var present = ((RedisResult[])db.Execute("FUNCTION", "LIST", "LIBRARYNAME", Library.Links.Name)!)
+                .Any(library => library.ToDictionary().TryGetValue("library_name", out var name) && (string?)name == Library.Links.Name);
+            if (!present)
+            {
+                db.Execute("FUNCTION", "LOAD", Library.Links.Code);
+                libraryLoaded = true;
+            }
+        }
         return db;
+    }
+
+    /// <summary>
+    /// Removes what the run wrote so far: the claimed suites' keys (the database was empty when
+    /// claimed, or its owner allowed emptying it, so every matching key is the run's) and the
+    /// library, if this run loaded it.
+    /// </summary>
+    public void Release()
+    {
+        if (Disposable) return;
+        lock (written)
+        {
+            var db = Connection.GetDatabase();
+            var server = Connection.GetServer(Connection.GetEndPoints()[0]);
+            foreach (var pattern in patterns)
+            {
+                var batch = new List<RedisKey>();
+                foreach (var key in server.Keys(db.Database, pattern, pageSize: 10_000))
+                {
+                    batch.Add(key);
+                    if (batch.Count == 10_000) { db.KeyDelete([.. batch]); batch.Clear(); }
+                }
+                if (batch.Count > 0) db.KeyDelete([.. batch]);
+            }
+            patterns.Clear();
+            if (libraryLoaded) db.Execute("FUNCTION", "DELETE", Library.Links.Name);
+            libraryLoaded = false;
+        }
     }
 
     public void Dispose()
     {
+        Release();
+        Console.CancelKeyPress -= OnCancel;
+        AppDomain.CurrentDomain.ProcessExit -= OnExit;
         Connection.Dispose();
         if (process is { HasExited: false })
         {

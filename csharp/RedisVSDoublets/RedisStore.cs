@@ -22,6 +22,9 @@ public static class Modes
 /// <summary>How a suite's requests become Redis commands and how the replies are read.</summary>
 public interface IRedisCodec<TRequest, TFound>
 {
+    /// <summary>SCAN patterns that cover every key the suite writes, so a run can remove exactly its own.</summary>
+    static abstract string[] Keys { get; }
+
     (string Command, object[] Args) Command(in TRequest request);
     void Decode<TSink>(in TRequest request, RedisResult reply, ref TSink sink) where TSink : struct, ISink<TFound>;
 }
@@ -36,6 +39,8 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db) : IStore<
     public const int Chunk = 10_000;
 
     public Mode Mode { get; set; } = Mode.Pipeline;
+
+    public string Census() => $"{(long)db.Execute("DBSIZE")} keys";
 
     public void Run<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound>
     {
@@ -113,12 +118,14 @@ static class Reply
 /// <summary>Link requests: changes call redis/links.lua, queries are one native read each.</summary>
 public struct LinksCodec : IRedisCodec<LinkRequest, Link>
 {
+    public static string[] Keys { get; } = ["links", "links:*", "out:*", "in:*", "pair:*"];
+
     public readonly (string, object[]) Command(in LinkRequest r) => r.Verb switch
     {
-        LinkVerb.CreatePoint => ("FCALL", ["links_create_point", 0]),
-        LinkVerb.Create => ("FCALL", ["links_create", 0, r.Source, r.Target]),
-        LinkVerb.Update => ("FCALL", ["links_update", 0, r.Id, r.Source, r.Target]),
-        LinkVerb.Delete => ("FCALL", ["links_delete", 0, r.Id]),
+        LinkVerb.CreatePoint => ("FCALL", [Library.Links.CreatePoint, 0]),
+        LinkVerb.Create => ("FCALL", [Library.Links.Create, 0, r.Source, r.Target]),
+        LinkVerb.Update => ("FCALL", [Library.Links.Update, 0, r.Id, r.Source, r.Target]),
+        LinkVerb.Delete => ("FCALL", [Library.Links.Delete, 0, r.Id]),
         _ => r.Query switch
         {
             { Id: { } id } => ("HGET", ["links", id]),
@@ -175,6 +182,8 @@ public struct LinksCodec : IRedisCodec<LinkRequest, Link>
 /// <summary>Typical-usage requests as the native commands: strings k:{key}, the list queue, the set members.</summary>
 public struct UsageCodec : IRedisCodec<UsageRequest, Entry>
 {
+    public static string[] Keys { get; } = ["k:*", "queue", "members"];
+
     public readonly (string, object[]) Command(in UsageRequest r) => r.Verb switch
     {
         UsageVerb.Get => ("GET", [$"k:{r.Key}"]),

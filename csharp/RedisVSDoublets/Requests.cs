@@ -41,6 +41,12 @@ public interface IStore<TRequest, TFound>
 
     /// <summary>Runs read-only requests for a check, by the fastest path the store has.</summary>
     void Check<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound> => Run(batch, ref sink);
+
+    /// <summary>
+    /// The store's own counts of what it holds (Redis: the keys in the database; doublets: its
+    /// links). Probes check the ids an operation can reach; the census catches what lies beyond.
+    /// </summary>
+    string Census();
 }
 
 /// <summary>The plain model a suite's stores are checked against.</summary>

@@ -94,6 +94,7 @@ public sealed class SpecFile
     public string FamilyEnv { get; set; } = "";
     public List<BackendDef> Backends { get; set; } = [];
     public List<SuiteDef> Suites { get; set; } = [];
+    public Dictionary<string, ulong> MemoryPerRequest { get; set; } = [];
 }
 
 /// <summary>One request as the spec writes it (<c>update i 0 0</c>): a verb and arguments, null for <c>*</c>.</summary>
@@ -105,7 +106,7 @@ public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
     /// <summary>The concrete requests for these sizes, built by <paramref name="build"/>.</summary>
     public List<T> Build<T>(ulong[] sizes, Func<string, ulong?[], T> build, string what)
     {
-        var values = Range is null ? [null] : Range.Values(sizes).Select(v => (long?)v).ToList();
+        var values = Range is null ? [null] : Range.Values(sizes).Select(v => (Int128?)v).ToList();
         var requests = new List<T>(values.Count * Requests.Count);
         foreach (var i in values)
         {
@@ -116,7 +117,8 @@ public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
                 {
                     if (template.Args[k] is not { } expr) continue;
                     var value = expr.Eval(sizes, i);
-                    if (value < 0) throw new SpecException($"{what}: \"{template.Text}\" gives {value}, not a number of 0 or more");
+                    if (value < 0 || value > ulong.MaxValue)
+                        throw new SpecException($"{what}: \"{template.Text}\" gives {value}, not a whole number from 0 to {ulong.MaxValue}");
                     args[k] = (ulong)value;
                 }
                 requests.Add(build(template.Verb, args));
@@ -124,6 +126,9 @@ public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
         }
         return requests;
     }
+
+    /// <summary>How many requests the work makes for these sizes, without building them.</summary>
+    public UInt128 Count(ulong[] sizes) => (Range is null ? 1 : Range.Count(sizes)) * (UInt128)Requests.Count;
 }
 
 public sealed record Expected(Interval Ids, ulong Times)
@@ -192,6 +197,24 @@ public sealed class Spec
         }
 
         var symbols = file.Sizes.Select(s => s.Symbol).ToArray();
+        for (var k = 0; k < file.Sizes.Count; k++)
+            if (file.Sizes[k].Max is { } max)
+                // A bound may only use the sizes declared before it, which are known when it is checked.
+                Wrap(() => Expr.Parse(max, symbols[..k]), At("max: " + max), " (a bound can use the sizes declared above it)");
+        foreach (var family in file.Families)
+        {
+            var sampling = family.Sampling;
+            if (sampling.Mode is not ("linear" or "flat"))
+                throw new SpecException($"{At("mode: " + sampling.Mode)}: unknown variant `{sampling.Mode}`, expected one of linear, flat");
+            if (sampling.Samples < 10 || sampling.WarmUpSeconds <= 0 || sampling.MeasurementSeconds <= 0)
+                throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
+        }
+        foreach (var key in file.MemoryPerRequest.Keys)
+            if (key != "harness" && file.Families.All(f => f.Id != key))
+                throw new SpecException($"{At("memory_per_request")}: memory_per_request: \"{key}\" is neither harness nor a family");
+        foreach (var needed in file.Families.Select(f => f.Id).Prepend("harness"))
+            if (!file.MemoryPerRequest.ContainsKey(needed))
+                throw new SpecException($"{At("memory_per_request")}: memory_per_request: {needed} is missing");
         Duplicates("size", file.Sizes.Select(s => s.Symbol), At);
         Duplicates("backend", file.Backends.Select(b => b.Name), At);
         Duplicates("suite", file.Suites.Select(s => s.Id), At);
@@ -219,7 +242,9 @@ public sealed class Spec
             if (templates.Count == 0) throw new SpecException($"{path}: a `do` list is empty");
             return new Work(parsedRange, templates);
         }
-        Expected MakeExpected(ExpectedDef e) => new(Wrap(() => Interval.Parse(e.Ids, symbols), At(e.Ids)), e.Times ?? 1);
+        Expected MakeExpected(ExpectedDef e) => e.Times == 0
+            ? throw new SpecException($"{At(e.Ids)}: times must be 1 or more")
+            : new(Wrap(() => Interval.Parse(e.Ids, symbols), At(e.Ids)), e.Times ?? 1);
 
         var suites = new List<Suite>();
         foreach (var suite in file.Suites)
@@ -239,10 +264,10 @@ public sealed class Spec
         return new Spec { Path = path, File = file, Suites = suites };
     }
 
-    static T Wrap<T>(Func<T> parse, string at)
+    static T Wrap<T>(Func<T> parse, string at, string hint = "")
     {
         try { return parse(); }
-        catch (FormatException e) { throw new SpecException($"{at}: {e.Message}"); }
+        catch (FormatException e) { throw new SpecException($"{at}: {e.Message}{hint}"); }
     }
 
     static void Duplicates(string what, IEnumerable<string> names, Func<string, string> at)
@@ -261,12 +286,12 @@ public sealed class Spec
             var raw = get(size.Env);
             ulong value = size.Default;
             if (raw is not null && !ulong.TryParse(raw.Trim().Replace("_", ""), NumberStyles.None, CultureInfo.InvariantCulture, out value))
-                throw new SpecException($"{size.Env}=\"{raw}\" is not a whole number ({size.Description.En})");
+                throw new SpecException($"{size.Env}=\"{raw}\" is not a whole number from {size.Min} to {ulong.MaxValue} ({size.Description.En})");
             if (value < size.Min) throw new SpecException($"{size.Env}={value} is below its minimum {size.Min}");
             if (size.Max is { } max)
             {
                 var limit = Expr.Parse(max, File.Sizes.Select(s => s.Symbol).Take(values.Count).ToArray()).Eval([.. values], null);
-                if ((long)value > limit)
+                if (value > limit)
                     throw new SpecException($"{size.Env}={value} is more than {max} = {limit} ({size.Description.En} {max} at most)");
             }
             values.Add(value);

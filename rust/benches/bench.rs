@@ -39,13 +39,11 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<()> {
     // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
     let spec = load_spec()?;
-    let sizes = spec
-        .sizes_from(|var| std::env::var(var).ok())
-        .map_err(anyhow::Error::msg)?;
-    let families = spec
-        .families_from(std::env::var(&spec.family_env).ok())
-        .map_err(anyhow::Error::msg)?;
-    let families: Vec<String> = families.into_iter().map(|f| f.id.clone()).collect();
+    let (sizes, families) = preflight::inputs(
+        &spec,
+        |var| std::env::var(var).ok(),
+        preflight::available_memory()?,
+    )?;
     let described: Vec<String> = spec
         .sizes
         .iter()
@@ -57,14 +55,6 @@ fn run() -> anyhow::Result<()> {
         described.join(", "),
         families.join(", ")
     );
-    preflight::check_memory(&spec, &sizes, &families, preflight::available_memory()?)?;
-    for suite in &spec.suites {
-        match suite.id.as_str() {
-            "links" => drop(plan::<LinkRequest>(suite, &sizes)?),
-            "typical" => drop(plan::<UsageRequest>(suite, &sizes)?),
-            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
-        }
-    }
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let server = if families.iter().any(|f| f == "redis") {
@@ -148,25 +138,6 @@ fn run() -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// A suite's requests for these sizes: its background and its operations, each checked against
-/// the suite's stores.
-fn plan<'s, R: Request>(
-    suite: &'s Suite,
-    sizes: &[u64],
-) -> anyhow::Result<(Vec<R>, Vec<Prepared<'s, R>>)> {
-    let background = harness::requests(
-        &suite.background,
-        sizes,
-        &format!("suite {} background", suite.id),
-    )?;
-    let prepared = suite
-        .operations
-        .iter()
-        .map(|op| Prepared::new(op, sizes))
-        .collect::<anyhow::Result<_>>()?;
-    Ok((background, prepared))
 }
 
 /// The median and standard deviation Criterion estimated for a cell, if it measured it after
@@ -304,7 +275,7 @@ struct SuiteBench<'r, 'a, R, M> {
 impl<'a> Runner<'a> {
     fn start<R: RedisRequest, M: Model<R>>(&mut self) -> anyhow::Result<SuiteBench<'_, 'a, R, M>> {
         let suite = self.suite;
-        let (background, prepared) = plan(suite, self.sizes)?;
+        let (background, prepared) = harness::plan(suite, self.sizes)?;
         let mut model = M::default();
         model.run(&background, |_| {}).map_err(|e| {
             anyhow!(

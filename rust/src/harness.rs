@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail};
 
 use crate::{
     redis_store::CHUNK,
-    spec::{Operation, Tally, Work},
+    spec::{Operation, Suite, Tally, Work},
     store::{Census, Model, Request, Store},
 };
 
@@ -103,6 +103,25 @@ pub struct Prepared<'a, R> {
     pub expected: Tally,
     /// The largest id or value the operation reports: checks probe up to it.
     pub reaches: u64,
+}
+
+/// A suite's requests for these sizes: its background and its operations, each checked against
+/// the suite's stores.
+pub fn plan<'s, R: Request>(
+    suite: &'s Suite,
+    sizes: &[u64],
+) -> anyhow::Result<(Vec<R>, Vec<Prepared<'s, R>>)> {
+    let background = requests(
+        &suite.background,
+        sizes,
+        &format!("suite {} background", suite.id),
+    )?;
+    let prepared = suite
+        .operations
+        .iter()
+        .map(|op| Prepared::new(op, sizes))
+        .collect::<anyhow::Result<_>>()?;
+    Ok((background, prepared))
 }
 
 /// Builds requests from spec work, naming the operation in errors.

@@ -6,7 +6,33 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-use crate::spec::Spec;
+use crate::{links::LinkRequest, spec::Spec, typical::UsageRequest};
+
+/// The sizes and families a run asks for (`get` reads a variable), checked with everything that
+/// needs no server: bounds, the memory they need against `available`, and every suite's requests
+/// built for them.
+pub fn inputs(
+    spec: &Spec,
+    get: impl Fn(&str) -> Option<String>,
+    available: u64,
+) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
+    let sizes = spec.sizes_from(&get).map_err(anyhow::Error::msg)?;
+    let families: Vec<String> = spec
+        .families_from(get(&spec.family_env))
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .map(|f| f.id.clone())
+        .collect();
+    check_memory(spec, &sizes, &families, available)?;
+    for suite in &spec.suites {
+        match suite.id.as_str() {
+            "links" => drop(crate::harness::plan::<LinkRequest>(suite, &sizes)?),
+            "typical" => drop(crate::harness::plan::<UsageRequest>(suite, &sizes)?),
+            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+        }
+    }
+    Ok((sizes, families))
+}
 
 /// The memory a run at `sizes` needs, from the spec's estimates: the harness always, plus the
 /// stores of the selected families, for the suite with the most background requests.

@@ -367,8 +367,10 @@ impl Work {
                             let value = expr.eval(&scope);
                             u64::try_from(value).map(Some).map_err(|_| {
                                 format!(
-                                    "{}: \"{}\" gives {value}, not a number of 0 or more",
-                                    template.at, template.text
+                                    "{}: \"{}\" gives {value}, not a whole number from 0 to {}",
+                                    template.at,
+                                    template.text,
+                                    u64::MAX
                                 )
                             })
                         }

@@ -1,0 +1,50 @@
+namespace RedisVSDoublets.Tests;
+
+/// <summary>
+/// The refusals both languages share (spec/invalid): every malformed spec and every bad size is
+/// refused before any work, with the message the case names. The Rust tests replay the same files.
+/// </summary>
+public class RefusalTests
+{
+    static readonly string Invalid = Path.Combine(RedisFixture.Root, "spec/invalid");
+
+    /// <summary>Plenty of memory, so that only the sizes decide (the memory case asks for petabytes).</summary>
+    const ulong Available = 1UL << 40;
+
+    static string Refusal(string text) =>
+        text.Split('\n').Select(l => l.Split("refused: ", 2)).First(p => p.Length == 2)[1].Trim();
+
+    public static TheoryData<string> Specs() => [.. Directory.GetFiles(Invalid, "*.yaml").Select(f => Path.GetFileName(f))];
+
+    [Theory]
+    [MemberData(nameof(Specs))]
+    public void EveryInvalidSpecIsRefusedBeforeAnyWork(string name)
+    {
+        var text = File.ReadAllText(Path.Combine(Invalid, name));
+        var e = Assert.ThrowsAny<Exception>(() =>
+        {
+            var spec = Spec.Parse(text, name, Bench.CheckRequest);
+            Preflight.Inputs(spec, _ => null, Available);
+        });
+        Assert.True(e is SpecException or RequestException, $"{name}: {e.GetType().Name}: {e.Message}");
+        Assert.Contains(Refusal(text), e.Message);
+    }
+
+    [Fact]
+    public void ThereAreCasesToReplay() => Assert.True(Specs().Count >= 9);
+
+    public static TheoryData<string> Sizes() =>
+        [.. File.ReadAllLines(Path.Combine(Invalid, "sizes.txt")).Where(l => l.Length > 0 && !l.StartsWith('#'))];
+
+    [Theory]
+    [MemberData(nameof(Sizes))]
+    public void EveryInvalidSizeIsRefusedBeforeAnyWork(string line)
+    {
+        var settings = line.Split(" refused: ")[0].Split(' ').Select(s => s.Split('=', 2)).ToDictionary(p => p[0], p => p[1]);
+        var e = Assert.Throws<SpecException>(() => Preflight.Inputs(Stores.Spec(), v => settings.GetValueOrDefault(v), Available));
+        Assert.Contains(Refusal(line), e.Message);
+    }
+
+    [Fact]
+    public void TheRealSpecAtItsDefaultSizesPasses() => Preflight.Inputs(Stores.Spec(), _ => null, Available);
+}
