@@ -12,8 +12,11 @@ usage() { echo "usage: $0 B [N]   (B background links, N operations per iteratio
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 background=$1
 operations=${2:-100}
-[[ $background =~ ^[0-9]+$ ]] || { echo "error: B=$background is not a whole number" >&2; usage; }
-[[ $operations =~ ^[0-9]+$ ]] || { echo "error: N=$operations is not a whole number" >&2; usage; }
+# The spec's bounds (B >= 1, 1 <= N <= B), checked here so that a typo costs no build; the benches
+# check the sizes again, with the memory they need, before measuring anything.
+[[ $background =~ ^[1-9][0-9]{0,17}$ ]] || { echo "error: B=$background is not a whole number from 1 to 10^18" >&2; usage; }
+[[ $operations =~ ^[1-9][0-9]{0,17}$ ]] || { echo "error: N=$operations is not a whole number from 1 to 10^18" >&2; usage; }
+[ "$operations" -le "$background" ] || { echo "error: N=$operations is more than B=$background (N operations reach at most B links)" >&2; usage; }
 languages=${BENCHMARK_LANGUAGES:-rust,csharp}
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
@@ -39,6 +42,7 @@ if [ -n "${BENCHMARK_CPUS:-}" ]; then
 fi
 
 server_pid=
+child=
 results=
 stop_server() {
   if [ -n "$server_pid" ]; then
@@ -47,9 +51,28 @@ stop_server() {
     server_pid=
   fi
 }
-# On any exit: stop the server this script started, and drop a results folder left empty.
-trap 'stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
+# Runs a step in its own process group and waits for it, so that Ctrl-C or SIGTERM to this script
+# reaches the step and everything it started (cargo and the bench, dotnet and the harness).
+step() {
+  setsid "$@" &
+  child=$!
+  local status=0
+  wait "$child" || status=$?
+  child=
+  return "$status"
+}
+stop_step() {
+  if [ -n "$child" ]; then
+    kill -"$1" -- "-$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+    child=
+  fi
+}
+# On any exit: stop the running step and the server this script started, and drop a results
+# folder left empty.
+trap 'stop_step TERM; stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
+trap 'echo "interrupted" >&2; stop_step INT; exit 130' INT
+trap 'echo "terminated" >&2; stop_step TERM; exit 143' TERM
 
 export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -58,13 +81,13 @@ mkdir -p "$results"
 
 for language in "${language_list[@]}"; do
   case $language in
-    rust) say "Rust: building the bench"; cargo bench --bench bench --no-run -q -p redis-vs-doublets ;;
-    csharp) say "C#: building the harness"; dotnet build -c Release -v quiet csharp/RedisVSDoublets ;;
+    rust) say "Rust: building the bench"; step cargo bench --bench bench --no-run -q -p redis-vs-doublets ;;
+    csharp) say "C#: building the harness"; step dotnet build -c Release -v quiet csharp/RedisVSDoublets ;;
   esac
 done
 
 if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
-  need redis-server "apt-get install redis-server (Debian/Ubuntu), or set REDIS_URL to a server of yours; with Docker: docker run -d -p 6379:6379 redis:8 --save '' --appendonly no, then REDIS_URL=redis://127.0.0.1:6379/0"
+  need redis-server "apt-get install redis-server (Debian/Ubuntu), or set REDIS_URL to a server of yours; with Docker: docker run -d -p 127.0.0.1:6379:6379 redis:8 --save '' --appendonly no, then REDIS_URL=redis://127.0.0.1:6379/0"
   need redis-cli "it comes with redis-server (apt-get install redis-server)"
   for attempt in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 20000))
@@ -88,13 +111,13 @@ for language in "${language_list[@]}"; do
   case $language in
     rust)
       say "Rust: measuring at B=$background, N=$operations (progress below)"
-      (cd rust && BENCHMARK_RESULTS="../$results/rust-b$background-n$operations.txt" \
-        "${pin[@]}" cargo bench -q --bench bench -- --output-format bencher)
+      BENCHMARK_RESULTS="$PWD/$results/rust-b$background-n$operations.txt" \
+        step "${pin[@]}" cargo bench -q -p redis-vs-doublets --bench bench -- --output-format bencher
       ;;
     csharp)
       say "C#: measuring at B=$background, N=$operations"
-      BENCHMARK_RESULTS="$results/csharp-b$background-n$operations.txt" \
-        "${pin[@]}" dotnet run -c Release --no-build --project csharp/RedisVSDoublets
+      BENCHMARK_RESULTS="$PWD/$results/csharp-b$background-n$operations.txt" \
+        step "${pin[@]}" dotnet run -c Release --no-build --project csharp/RedisVSDoublets
       ;;
   esac
 done

@@ -103,10 +103,10 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         }
     }
     let mut size_charts = BTreeMap::new();
-    for ((language, operation), series) in size_series(&tables) {
-        let file = view::size_chart_name(&language, &operation);
+    for ((language, operations, operation), series) in size_series(&tables) {
+        let file = view::size_chart_name(&language, operations, &operation);
         outputs.push((args.charts.join(&file), charts::sizes(&series)?));
-        size_charts.insert((language, operation), file);
+        size_charts.insert((language, operations, operation), file);
     }
     outputs.push((
         args.summary.clone(),
@@ -181,14 +181,20 @@ fn read_results(paths: &[PathBuf]) -> Result<Vec<ResultFile>> {
 }
 
 /// (language, operation) → per backend, (B, median) for every size measured, when there are several.
-type SizeSeries = BTreeMap<(String, String), Vec<(String, Vec<(u64, f64)>)>>;
+/// (language, N, operation) → one line per backend of (B, median ns): a line joins runs with the
+/// same N only, since N changes the work of an iteration.
+type SizeSeries = BTreeMap<(String, u64, String), Vec<(String, Vec<(u64, f64)>)>>;
 
 fn size_series(tables: &[tables::Table]) -> SizeSeries {
     let mut series = SizeSeries::new();
     for table in tables {
         for row in &table.rows {
             let entry = series
-                .entry((table.language.clone(), row.operation.clone()))
+                .entry((
+                    table.language.clone(),
+                    table.operations,
+                    row.operation.clone(),
+                ))
                 .or_insert_with(|| {
                     table
                         .backends

@@ -109,6 +109,7 @@ pub struct AbsenceView {
 #[derive(Serialize)]
 pub struct SizeChartsView {
     language: String,
+    operations_text: String,
     charts: Vec<(String, String)>,
 }
 
@@ -147,14 +148,14 @@ pub fn chart_name(table: &Table, log: bool) -> String {
     format!("{}-{}.svg", table.id(), if log { "log" } else { "linear" })
 }
 
-pub fn size_chart_name(language: &str, operation: &str) -> String {
-    format!("{language}-{operation}-sizes.svg")
+pub fn size_chart_name(language: &str, operations: u64, operation: &str) -> String {
+    format!("{language}-{operation}-n{operations}-sizes.svg")
 }
 
 pub fn build(
     spec: &Spec,
     tables: &[Table],
-    size_charts: &BTreeMap<(String, String), String>,
+    size_charts: &BTreeMap<(String, u64, String), String>,
     charts_link: &str,
     command: &str,
     lang: Lang,
@@ -236,28 +237,32 @@ pub fn build(
                     .map(|t| table(t, &op_name, charts_link, lang))
                     .collect(),
                 size_charts: {
-                    let mut by_language: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-                    for ((language, operation), file) in size_charts {
+                    let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
+                        BTreeMap::new();
+                    for ((language, operations, operation), file) in size_charts {
                         if suite.operations.iter().any(|o| &o.id == operation) {
                             by_language
-                                .entry(language.clone())
+                                .entry((language.clone(), *operations))
                                 .or_default()
                                 .push((op_name(operation), format!("{charts_link}/{file}")));
                         }
                     }
-                    let mut views: Vec<SizeChartsView> = by_language
+                    let mut views: Vec<(u64, SizeChartsView)> = by_language
                         .into_iter()
-                        .map(|(language, mut charts)| {
+                        .map(|((language, operations), mut charts)| {
                             charts.sort_by_key(|(name, _)| {
                                 suite.operations.iter().position(|o| &o.name == name)
                             });
-                            SizeChartsView {
+                            let view = SizeChartsView {
                                 language: language_name(&language).to_string(),
+                                operations_text: whole(operations, lang),
                                 charts,
-                            }
+                            };
+                            (operations, view)
                         })
                         .collect();
-                    views.sort_by_key(|v| v.language != "Rust");
+                    views.sort_by_key(|(n, v)| (v.language != "Rust", *n));
+                    let views: Vec<SizeChartsView> = views.into_iter().map(|(_, v)| v).collect();
                     views
                 },
             })

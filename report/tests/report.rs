@@ -53,16 +53,36 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()
 }
 
+/// The fixture at B = 10,000 measured with N = 100 too, so that both sizes share a line.
+fn b10000_n100() -> String {
+    fixture("rust-b10000.txt").replace("# operations: 1000\n", "# operations: 100\n")
+}
+
 fn both_sizes() -> Workspace {
     Workspace::new(&[
         ("rust-b1000.txt", fixture("rust-b1000.txt")),
-        ("rust-b10000.txt", fixture("rust-b10000.txt")),
+        ("rust-b10000.txt", b10000_n100()),
     ])
 }
 
 /// The chart links point into the temporary folder: make them stable for snapshots.
 fn stable(text: &str, workspace: &Workspace) -> String {
     text.replace(&workspace.dir.path().display().to_string(), "<work>")
+}
+
+#[test]
+fn runs_with_different_n_never_share_a_line_against_b() {
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b10000.txt", fixture("rust-b10000.txt")),
+    ]);
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    assert!(
+        !readme.contains("sizes.svg"),
+        "N = 100 and N = 1,000 on one line"
+    );
+    assert!(!work.path("docs/charts/rust-create-n100-sizes.svg").exists());
 }
 
 #[test]
@@ -76,9 +96,9 @@ fn writes_both_readmes_charts_and_summary() {
         work.read("docs/charts/rust-links-b1000-n100-log.svg")
     );
     for chart in [
-        "rust-typical-b10000-n1000-linear.svg",
-        "rust-create-sizes.svg",
-        "rust-queue_pop-sizes.svg",
+        "rust-typical-b10000-n100-linear.svg",
+        "rust-create-n100-sizes.svg",
+        "rust-queue_pop-n100-sizes.svg",
     ] {
         assert!(
             work.read(&format!("docs/charts/{chart}"))

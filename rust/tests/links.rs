@@ -475,7 +475,7 @@ fn a_library_already_loaded_is_used_and_left_in_place() {
     drop(server);
     assert_eq!(
         libraries(&mut con),
-        [LIBRARY.name.clone()],
+        std::slice::from_ref(&LIBRARY.name),
         "not this run's to remove"
     );
 }

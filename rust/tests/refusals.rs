@@ -45,7 +45,10 @@ fn every_invalid_spec_is_refused_before_any_work() {
 fn every_invalid_size_is_refused_before_any_work() {
     let spec = load_spec().unwrap();
     let text = std::fs::read_to_string(invalid().join("sizes.txt")).unwrap();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let (settings, _) = line.split_once(" refused: ").unwrap();
         let vars: Vec<(&str, &str)> = settings
             .split_whitespace()
