@@ -19,6 +19,14 @@ cargo clippy --workspace --all-targets --release -q -- -D warnings
 step "Rust and report tests"
 cargo test --workspace --all-targets --release
 
+step "run-comparison refuses bad sizes before building anything"
+for sizes in "0" "10 20" "5 0" "ten"; do
+  status=0
+  # shellcheck disable=SC2086 # the sizes are separate arguments
+  examples/run-comparison.sh $sizes 2>/dev/null || status=$?
+  [ "$status" -eq 2 ] || { echo "error: examples/run-comparison.sh $sizes exited $status, not 2 (usage)" >&2; exit 1; }
+done
+
 step "the READMEs match the results they were made from"
 scripts/check-readme.sh
 

@@ -47,4 +47,15 @@ public class RefusalTests
 
     [Fact]
     public void TheRealSpecAtItsDefaultSizesPasses() => Preflight.Inputs(Stores.Spec(), _ => null, Available);
+
+    [Fact]
+    public void ResultsMustNameAFileInAFolderThatExists()
+    {
+        Assert.Null(Preflight.ResultsPath(null));
+        Assert.Contains("is a folder", Assert.Throws<IOException>(() => Preflight.ResultsPath(Path.GetTempPath())).Message);
+        var missing = Path.Combine(Path.GetTempPath(), "no-such-folder-here", "csharp.txt");
+        Assert.Contains("does not exist", Assert.Throws<IOException>(() => Preflight.ResultsPath(missing)).Message);
+        var fine = Path.Combine(Path.GetTempPath(), "csharp.txt");
+        Assert.Equal(fine, Preflight.ResultsPath(fine));
+    }
 }
