@@ -52,7 +52,8 @@ stop_server() {
   fi
 }
 # Runs a step in its own process group and waits for it, so that Ctrl-C or SIGTERM to this script
-# reaches the step and everything it started (cargo and the bench, dotnet and the harness).
+# reaches the step and everything it started (cargo and the bench, dotnet and the harness) as
+# SIGTERM: a background step ignores SIGINT, and both benches clean up on SIGTERM.
 step() {
   setsid "$@" &
   child=$!
@@ -63,16 +64,16 @@ step() {
 }
 stop_step() {
   if [ -n "$child" ]; then
-    kill -"$1" -- "-$child" 2>/dev/null || true
+    kill -TERM -- "-$child" 2>/dev/null || true
     wait "$child" 2>/dev/null || true
     child=
   fi
 }
 # On any exit: stop the running step and the server this script started, and drop a results
 # folder left empty.
-trap 'stop_step TERM; stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
-trap 'echo "interrupted" >&2; stop_step INT; exit 130' INT
-trap 'echo "terminated" >&2; stop_step TERM; exit 143' TERM
+trap 'stop_step; stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
+trap 'echo "interrupted" >&2; stop_step; exit 130' INT
+trap 'echo "terminated" >&2; stop_step; exit 143' TERM
 
 export BENCHMARK_BACKGROUND_LINKS=$background BENCHMARK_LINKS=$operations
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

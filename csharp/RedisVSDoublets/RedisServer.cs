@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.InteropServices;
 using StackExchange.Redis;
 
 namespace RedisVSDoublets;
@@ -48,6 +49,7 @@ public sealed class RedisServer : IDisposable
     static readonly string[] NeededCommands = ["FUNCTION", "FCALL", "DBSIZE", "SCAN"];
 
     Process? process;
+    readonly List<PosixSignalRegistration> signals = [];
     readonly object written = new();
     readonly HashSet<string> patterns = [];
     bool libraryLoaded;
@@ -69,14 +71,39 @@ public sealed class RedisServer : IDisposable
         }
         if (process is null)
         {
-            // Whatever ends the run (Ctrl-C, SIGTERM), what it wrote to a server it did not start goes with it.
-            Console.CancelKeyPress += OnCancel;
-            AppDomain.CurrentDomain.ProcessExit += OnExit;
+            // Whatever ends the run (Ctrl-C, SIGTERM), what it wrote to a server it did not start
+            // goes with it; the signal then ends the process as it would have.
+            foreach (var signal in new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT })
+                signals.Add(PosixSignalRegistration.Create(signal, OnSignal));
         }
     }
 
-    void OnCancel(object? sender, ConsoleCancelEventArgs e) => Release();
-    void OnExit(object? sender, EventArgs e) => Release();
+    static volatile bool interrupted;
+
+    /// <summary>Whether a signal is removing what the run wrote: the run then fails (its connection is closed) and must let the handler end the process.</summary>
+    public static bool Interrupted => interrupted;
+
+    void OnSignal(PosixSignalContext context)
+    {
+        interrupted = true;
+        try
+        {
+            // The bench may be in the middle of a cell, and its next write would land after the
+            // cleanup: close its connection first (the multiplexer would reconnect a killed one)
+            // and clean up over a new one.
+            Connection.Close(allowCommandsToComplete: false);
+            using var fresh = ConnectionMultiplexer.Connect(Options(Url));
+            Release(fresh);
+        }
+        catch (Exception e) when (e is RedisException or ObjectDisposedException)
+        {
+            Console.Error.WriteLine($"interrupted: could not remove the benchmark's keys from {Shown}: {e.Message}");
+        }
+        // Exit here, as the signal would have, before the bench reports its closed connection as an error.
+        Console.Error.WriteLine("interrupted");
+        context.Cancel = true;
+        Environment.Exit(128 + (context.Signal switch { PosixSignal.SIGINT => 2, PosixSignal.SIGQUIT => 3, _ => 15 }));
+    }
 
     /// <summary><paramref name="url"/> with its password, if any, replaced by ***.</summary>
     public static string Redact(string url)
@@ -202,13 +229,15 @@ public sealed class RedisServer : IDisposable
     /// claimed, or its owner allowed emptying it, so every matching key is the run's) and the
     /// library, if this run loaded it.
     /// </summary>
-    public void Release()
+    public void Release() => Release(Connection);
+
+    void Release(IConnectionMultiplexer connection)
     {
         if (Disposable) return;
         lock (written)
         {
-            var db = Connection.GetDatabase();
-            var server = Connection.GetServer(Connection.GetEndPoints()[0]);
+            var db = connection.GetDatabase();
+            var server = connection.GetServer(connection.GetEndPoints()[0]);
             foreach (var pattern in patterns)
             {
                 var batch = new List<RedisKey>();
@@ -228,8 +257,7 @@ public sealed class RedisServer : IDisposable
     public void Dispose()
     {
         Release();
-        Console.CancelKeyPress -= OnCancel;
-        AppDomain.CurrentDomain.ProcessExit -= OnExit;
+        signals.ForEach(s => s.Dispose());
         Connection.Dispose();
         if (process is { HasExited: false })
         {

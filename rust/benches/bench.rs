@@ -18,7 +18,7 @@ use redis_vs_doublets::{
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
     load_spec, preflight, provenance,
-    redis_server::Server,
+    redis_server::{self, Server},
     redis_store::{Mode, RedisRequest, RedisStore},
     results::bencher_line,
     spec::{self, Spec, Suite},
@@ -27,12 +27,21 @@ use redis_vs_doublets::{
 };
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let result = std::panic::catch_unwind(run);
+    if redis_server::interrupted() {
+        // The interrupt closed the bench's connections, so the run failed; the handler is still
+        // removing what the run wrote and ends the process when done.
+        loop {
+            std::thread::park();
+        }
+    }
+    match result {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
@@ -211,7 +220,7 @@ fn stop_on_ctrl_c(server: &Server) -> anyhow::Result<()> {
                 libc::kill(pid as libc::pid_t, libc::SIGTERM);
             },
             None => {
-                if let Err(e) = cleanup.run() {
+                if let Err(e) = cleanup.interrupt() {
                     eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
                 }
             }

@@ -189,6 +189,8 @@ struct Written {
     patterns: Vec<&'static str>,
     /// Whether this run loaded the library (one already there belongs to someone else).
     library: bool,
+    /// The server's ids of the run's connections, so that an interrupt can stop their writes.
+    clients: Vec<i64>,
 }
 
 /// Removes what a run wrote to a server it did not start; shared with the Ctrl-C handler.
@@ -198,7 +200,40 @@ pub struct Cleanup {
     written: Arc<Mutex<Written>>,
 }
 
+/// Set once an interrupt started removing what the run wrote.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether an interrupt is removing what the run wrote (the run then fails, as its connections
+/// are closed, and must wait for the interrupt to end the process).
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 impl Cleanup {
+    /// For an interrupt: closes the run's connections first (the bench may be in the middle of a
+    /// cell, and its next write would land after the cleanup), then removes what the run wrote.
+    pub fn interrupt(&self) -> anyhow::Result<()> {
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        let clients = std::mem::take(
+            &mut self
+                .written
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clients,
+        );
+        let mut con = self.client.get_connection()?;
+        for id in clients {
+            // A connection already gone is fine: it writes nothing more either way.
+            redis::cmd("CLIENT")
+                .arg("KILL")
+                .arg("ID")
+                .arg(id)
+                .exec(&mut con)
+                .ok();
+        }
+        self.run()
+    }
+
     /// Deletes the keys the run wrote and the library it loaded. The database was empty when the
     /// run claimed it (or its owner allowed emptying it), so every key matching a suite's patterns
     /// is the run's.
@@ -371,6 +406,9 @@ impl Server {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         written.patterns.extend(patterns);
+        written
+            .clients
+            .push(redis::cmd("CLIENT").arg("ID").query(&mut con)?);
         let present: Vec<redis::Value> = redis::cmd("FUNCTION")
             .arg("LIST")
             .arg("LIBRARYNAME")
