@@ -30,11 +30,12 @@ public static class Preflight
         return (sizes, families);
     }
 
-    /// <summary>The spec's estimate: the harness always, plus the selected families' stores, for the suite with the most background requests.</summary>
+    /// <summary>The spec's estimate: per background request of a suite, the harness always plus the selected families' stores; the most any suite needs.</summary>
     public static UInt128 MemoryNeeded(Spec spec, ulong[] sizes, IEnumerable<FamilyDef> families)
     {
-        var perRequest = families.Select(f => f.Id).Prepend("harness").Aggregate(UInt128.Zero, (sum, key) => sum + spec.File.MemoryPerRequest[key]);
-        return spec.Suites.Select(s => s.Background.Count(sizes)).Max() * perRequest;
+        var ids = families.Select(f => f.Id).Prepend("harness").ToList();
+        return spec.File.Suites.Zip(spec.Suites, (def, suite) =>
+            suite.Background.Count(sizes) * ids.Aggregate(UInt128.Zero, (sum, key) => sum + def.MemoryPerRequest[key])).Max();
     }
 
     /// <summary>Refuses sizes whose estimated memory exceeds what this machine has available.</summary>

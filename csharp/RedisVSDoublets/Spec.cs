@@ -85,6 +85,8 @@ public sealed class SuiteDef
     public List<string> Backends { get; set; } = [];
     public BackgroundDef Background { get; set; } = new();
     public List<OperationDef> Operations { get; set; } = [];
+    /// <summary>Bytes a run holds per background request: the harness always, each family's store while loaded.</summary>
+    public Dictionary<string, ulong> MemoryPerRequest { get; set; } = [];
 }
 
 public sealed class SpecFile
@@ -94,7 +96,14 @@ public sealed class SpecFile
     public string FamilyEnv { get; set; } = "";
     public List<BackendDef> Backends { get; set; } = [];
     public List<SuiteDef> Suites { get; set; } = [];
-    public Dictionary<string, ulong> MemoryPerRequest { get; set; } = [];
+    /// <summary>The memory measurement (run by the Rust side): the B it is published at, and its method text.</summary>
+    public MemoryDef? Memory { get; set; }
+}
+
+public sealed class MemoryDef
+{
+    public List<ulong> Sizes { get; set; } = [];
+    public Text Description { get; set; } = new();
 }
 
 /// <summary>One request as the spec writes it (<c>update i 0 0</c>): a verb and arguments, null for <c>*</c>.</summary>
@@ -209,12 +218,15 @@ public sealed class Spec
             if (sampling.Samples < 10 || sampling.WarmUpSeconds <= 0 || sampling.MeasurementSeconds <= 0)
                 throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
         }
-        foreach (var key in file.MemoryPerRequest.Keys)
-            if (key != "harness" && file.Families.All(f => f.Id != key))
-                throw new SpecException($"{At("memory_per_request")}: memory_per_request: \"{key}\" is neither harness nor a family");
-        foreach (var needed in file.Families.Select(f => f.Id).Prepend("harness"))
-            if (!file.MemoryPerRequest.ContainsKey(needed))
-                throw new SpecException($"{At("memory_per_request")}: memory_per_request: {needed} is missing");
+        foreach (var suite in file.Suites)
+        {
+            foreach (var key in suite.MemoryPerRequest.Keys)
+                if (key != "harness" && file.Families.All(f => f.Id != key))
+                    throw new SpecException($"{At("memory_per_request")}: memory_per_request: \"{key}\" is neither harness nor a family");
+            foreach (var needed in file.Families.Select(f => f.Id).Prepend("harness"))
+                if (!suite.MemoryPerRequest.ContainsKey(needed))
+                    throw new SpecException($"{At("memory_per_request")}: memory_per_request: {needed} is missing");
+        }
         Duplicates("size", file.Sizes.Select(s => s.Symbol), At);
         Duplicates("backend", file.Backends.Select(b => b.Name), At);
         Duplicates("suite", file.Suites.Select(s => s.Id), At);

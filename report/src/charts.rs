@@ -155,6 +155,20 @@ fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, backends: &[String]) -
 
 /// Time per iteration against the number of background links, one line per backend (log–log).
 pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
+    against_b(series, "time per iteration", &format_ns)
+}
+
+/// Resident memory per unit of B against B, one line per store (log–log).
+pub fn memory(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
+    against_b(series, "resident memory per B", &format_bytes)
+}
+
+/// A value against B, one line per series (log–log).
+fn against_b(
+    series: &[(String, Vec<(u64, f64)>)],
+    y_desc: &str,
+    y_label: &dyn Fn(f64) -> String,
+) -> Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
@@ -185,14 +199,14 @@ pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
         chart
             .configure_mesh()
             .x_desc("background links (B)")
-            .y_desc("time per iteration")
+            .y_desc(y_desc)
             .axis_style(INK)
             .light_line_style(INK.mix(0.15))
             .bold_line_style(INK.mix(0.3))
             .label_style(style.clone())
             .axis_desc_style(style)
             .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format_ns(*v))
+            .y_label_formatter(&|v| y_label(*v))
             .draw()
             .map_err(draw_error)?;
         for (j, (_, points)) in series.iter().enumerate() {
@@ -208,6 +222,24 @@ pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
         root.present().map_err(draw_error)?;
     }
     Ok(svg)
+}
+
+/// Axis labels: "512 B", "1.5 KiB", "64 MiB".
+fn format_bytes(bytes: f64) -> String {
+    let mut value = bytes;
+    let mut unit = 0;
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!(
+        "{} {}",
+        format!("{value:.1}")
+            .trim_end_matches('0')
+            .trim_end_matches('.'),
+        UNITS[unit]
+    )
 }
 
 /// Axis labels: "100 ns", "10 µs", "1 ms".

@@ -85,6 +85,28 @@ pub fn duration(ns: f64, lang: Lang) -> String {
     format!("{} {unit}", significant(value, lang))
 }
 
+/// Bytes in the largest binary unit that keeps a whole part, three significant digits:
+/// "688 B", "65.6 MiB", "1.23 GiB" ("65,6 МиБ" in Russian).
+pub fn bytes(n: f64, lang: Lang) -> String {
+    let units: [(f64, &str, &str); 4] = [
+        (1024.0 * 1024.0 * 1024.0, "GiB", "ГиБ"),
+        (1024.0 * 1024.0, "MiB", "МиБ"),
+        (1024.0, "KiB", "КиБ"),
+        (1.0, "B", "Б"),
+    ];
+    let (scale, en, ru) = units
+        .iter()
+        .copied()
+        .find(|(scale, ..)| n >= *scale)
+        .unwrap_or(units[3]);
+    let value = n / scale;
+    let unit = if lang == Lang::En { en } else { ru };
+    if scale == 1.0 {
+        return format!("{} {unit}", whole(n.round() as u64, lang));
+    }
+    format!("{} {unit}", significant(value, lang))
+}
+
 /// The Russian plural form for n: 0 one (1, 21, …), 1 few (2–4, 22–24, …), 2 many.
 pub fn russian_form(n: u64) -> usize {
     match (n % 10, n % 100) {

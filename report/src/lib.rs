@@ -23,7 +23,7 @@ use std::{
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use format::{russian_form, Lang};
-use redis_vs_doublets::{check_request, results::ResultFile, spec::Spec};
+use redis_vs_doublets::{check_request, memory::MemoryRun, results::ResultFile, spec::Spec};
 
 #[derive(Parser)]
 #[command(about = "Turns result files into the README tables, charts and method text")]
@@ -60,7 +60,7 @@ pub struct Args {
 /// before anything is written.
 pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     let spec = Spec::load(&args.spec, &check_request)?;
-    let files = read_results(&args.results)?;
+    let (files, memory) = read_results(&args.results)?;
     if let Some(commit) = &args.commit {
         for file in &files {
             let measured = file.get("commit").unwrap_or_default();
@@ -73,7 +73,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         }
     }
     let tables = tables::build(&spec, &files, args.allow_missing)?;
-    if tables.is_empty() {
+    if tables.is_empty() && memory.is_empty() {
         bail!("the inputs hold no measurements");
     }
 
@@ -108,9 +108,19 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         outputs.push((args.charts.join(&file), charts::sizes(&series)?));
         size_charts.insert((language, operations, operation), file);
     }
+    let mut memory_charts = BTreeMap::new();
+    for suite in &spec.suites {
+        let series = memory_series(&memory, &suite.id);
+        if series.iter().any(|(_, points)| points.len() > 1) {
+            let file = view::memory_chart_name(&suite.id);
+            outputs.push((args.charts.join(&file), charts::memory(&series)?));
+            memory_charts.insert(suite.id.clone(), file);
+        }
+    }
     outputs.push((
         args.summary.clone(),
-        serde_json::to_string_pretty(&tables)? + "\n",
+        serde_json::to_string_pretty(&serde_json::json!({ "tables": tables, "memory": memory }))?
+            + "\n",
     ));
 
     let command = args.command.clone().unwrap_or_else(command_line);
@@ -120,7 +130,11 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         let context = tera::Context::from_serialize(view::build(
             &spec,
             &tables,
-            &size_charts,
+            &memory,
+            &view::Charts {
+                sizes: &size_charts,
+                memory: &memory_charts,
+            },
             &link,
             &command,
             lang,
@@ -160,27 +174,56 @@ pub fn run(args: &Args) -> Result<Vec<String>> {
     Ok(Vec::new())
 }
 
-fn read_results(paths: &[PathBuf]) -> Result<Vec<ResultFile>> {
-    let mut files = Vec::new();
+/// The bench result files and the memory runs (`*.json`, from `--bin memory`) among the inputs.
+fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>)> {
+    let mut entries = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            let mut listed: Vec<PathBuf> = std::fs::read_dir(path)
                 .with_context(|| format!("{}: cannot list", path.display()))?
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()?;
-            entries.retain(|p| p.is_file());
-            entries.sort();
-            for entry in entries {
-                files.push(ResultFile::read(&entry).map_err(anyhow::Error::msg)?);
-            }
+            listed.retain(|p| p.is_file());
+            listed.sort();
+            entries.extend(listed);
         } else {
-            files.push(ResultFile::read(path).map_err(anyhow::Error::msg)?);
+            entries.push(path.clone());
         }
     }
-    Ok(files)
+    let (mut files, mut memory) = (Vec::new(), Vec::new());
+    for entry in entries {
+        if entry.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&entry)
+                .with_context(|| format!("{}: cannot read", entry.display()))?;
+            memory.push(
+                serde_json::from_str::<MemoryRun>(&text)
+                    .with_context(|| format!("{}: not a memory run", entry.display()))?,
+            );
+        } else {
+            files.push(ResultFile::read(&entry).map_err(anyhow::Error::msg)?);
+        }
+    }
+    memory.sort_by_key(|run| run.background);
+    Ok((files, memory))
 }
 
-/// (language, operation) → per backend, (B, median) for every size measured, when there are several.
+/// One line per store of a suite: (B, resident memory growth per B) for every run.
+fn memory_series(runs: &[MemoryRun], suite: &str) -> Vec<(String, Vec<(u64, f64)>)> {
+    let mut series: Vec<(String, Vec<(u64, f64)>)> = Vec::new();
+    for figure in runs
+        .iter()
+        .flat_map(|r| &r.figures)
+        .filter(|f| f.suite == suite)
+    {
+        let point = (figure.background, figure.per_background());
+        match series.iter_mut().find(|(name, _)| *name == figure.backend) {
+            Some((_, points)) => points.push(point),
+            None => series.push((figure.backend.clone(), vec![point])),
+        }
+    }
+    series
+}
+
 /// (language, N, operation) → one line per backend of (B, median ns): a line joins runs with the
 /// same N only, since N changes the work of an iteration.
 type SizeSeries = BTreeMap<(String, u64, String), Vec<(String, Vec<(u64, f64)>)>>;

@@ -3,11 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::spec::{Spec, Work};
+use redis_vs_doublets::{
+    memory::{Figure, MemoryRun},
+    spec::{Spec, Work},
+};
 use serde::Serialize;
 
 use crate::{
-    format::{duration, significant, whole, Lang},
+    format::{bytes, duration, significant, whole, Lang},
     tables::{Absence, Table, Verdict, SAME_WITHIN},
 };
 
@@ -19,6 +22,8 @@ pub struct View {
     pub family_env: String,
     pub families: Vec<FamilyView>,
     pub suites: Vec<SuiteView>,
+    /// The memory measurement's method text, from the spec.
+    pub memory_method: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -56,6 +61,32 @@ pub struct SuiteView {
     tables: Vec<TableView>,
     /// Operation name → chart of time against B, per language (when several sizes were measured).
     size_charts: Vec<SizeChartsView>,
+    memory: Option<MemoryView>,
+}
+
+/// What each store holds in memory for the suite's background, at every B measured.
+#[derive(Serialize)]
+pub struct MemoryView {
+    rows: Vec<MemoryRowView>,
+    chart: Option<String>,
+    /// The conditions of the runs: one line per distinct value.
+    date: String,
+    cpu: String,
+    redis: String,
+    allocator: String,
+    commit: String,
+}
+
+#[derive(Serialize)]
+pub struct MemoryRowView {
+    store: String,
+    background_text: String,
+    accounted: String,
+    reserved: String,
+    rss_growth: String,
+    rss_total: String,
+    per_b: String,
+    ratio: String,
 }
 
 #[derive(Serialize)]
@@ -148,14 +179,111 @@ pub fn chart_name(table: &Table, log: bool) -> String {
     format!("{}-{}.svg", table.id(), if log { "log" } else { "linear" })
 }
 
+pub fn memory_chart_name(suite: &str) -> String {
+    format!("memory-{suite}.svg")
+}
+
+/// The suite's memory rows, store by store in the spec's order, then by B; each store's resident
+/// growth against Redis' at the same B.
+fn memory_view(
+    suite: &str,
+    runs: &[MemoryRun],
+    chart: Option<String>,
+    order: &[String],
+    lang: Lang,
+) -> Option<MemoryView> {
+    let mut figures: Vec<&Figure> = runs
+        .iter()
+        .flat_map(|r| &r.figures)
+        .filter(|f| f.suite == suite)
+        .collect();
+    if figures.is_empty() {
+        return None;
+    }
+    let rank = |backend: &str| {
+        order
+            .iter()
+            .position(|b| b == backend)
+            .unwrap_or(if backend == "Redis" {
+                order.len()
+            } else {
+                usize::MAX
+            })
+    };
+    figures.sort_by_key(|f| (rank(&f.backend), f.background));
+    let size = |n: u64| bytes(n as f64, lang);
+    let rows = figures
+        .iter()
+        .map(|f| {
+            let redis = figures
+                .iter()
+                .find(|r| r.backend == "Redis" && r.background == f.background && r.rss_growth > 0);
+            MemoryRowView {
+                store: f.backend.clone(),
+                background_text: whole(f.background, lang),
+                accounted: size(f.accounted),
+                reserved: f.reserved.map_or("—".into(), size),
+                rss_growth: size(f.rss_growth),
+                rss_total: size(f.rss_total),
+                per_b: bytes(f.per_background(), lang),
+                ratio: redis.map_or("—".into(), |r| {
+                    format!(
+                        "{}×",
+                        significant(f.rss_growth as f64 / r.rss_growth as f64, lang)
+                    )
+                }),
+            }
+        })
+        .collect();
+    let distinct = |key: &str| -> String {
+        let mut values: Vec<&str> = runs
+            .iter()
+            .filter_map(|r| r.provenance.get(key).map(String::as_str))
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        values.join("; ")
+    };
+    let mut dates: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| r.provenance.get("date").map(|d| &d[..d.len().min(10)]))
+        .collect();
+    dates.sort_unstable();
+    dates.dedup();
+    let mut allocators: Vec<&str> = figures
+        .iter()
+        .filter_map(|f| f.allocator.as_deref())
+        .collect();
+    allocators.sort_unstable();
+    allocators.dedup();
+    Some(MemoryView {
+        rows,
+        chart,
+        date: dates.join(", "),
+        cpu: distinct("cpu"),
+        redis: distinct("redis"),
+        allocator: allocators.join(", "),
+        commit: distinct("commit"),
+    })
+}
+
 pub fn size_chart_name(language: &str, operations: u64, operation: &str) -> String {
     format!("{language}-{operation}-n{operations}-sizes.svg")
+}
+
+/// The chart files the report wrote besides the tables' own.
+pub struct Charts<'a> {
+    /// (language, N, operation) → time against B.
+    pub sizes: &'a BTreeMap<(String, u64, String), String>,
+    /// Suite → memory per B against B.
+    pub memory: &'a BTreeMap<String, String>,
 }
 
 pub fn build(
     spec: &Spec,
     tables: &[Table],
-    size_charts: &BTreeMap<(String, u64, String), String>,
+    memory: &[MemoryRun],
+    charts: &Charts<'_>,
     charts_link: &str,
     command: &str,
     lang: Lang,
@@ -231,6 +359,16 @@ pub fn build(
                         times: op.expected.times,
                     })
                     .collect(),
+                memory: memory_view(
+                    &suite.id,
+                    memory,
+                    charts
+                        .memory
+                        .get(&suite.id)
+                        .map(|file| format!("{charts_link}/{file}")),
+                    &suite.backends,
+                    lang,
+                ),
                 tables: tables
                     .iter()
                     .filter(|t| t.suite == suite.id)
@@ -239,7 +377,7 @@ pub fn build(
                 size_charts: {
                     let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
                         BTreeMap::new();
-                    for ((language, operations, operation), file) in size_charts {
+                    for ((language, operations, operation), file) in charts.sizes {
                         if suite.operations.iter().any(|o| &o.id == operation) {
                             by_language
                                 .entry((language.clone(), *operations))
@@ -267,6 +405,7 @@ pub fn build(
                 },
             })
             .collect(),
+        memory_method: spec.memory.as_ref().map(|m| text(&m.description)),
     }
 }
 

@@ -108,13 +108,56 @@ fn writes_both_readmes_charts_and_summary() {
     }
     let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
     assert_eq!(
-        summary.as_array().unwrap().len(),
+        summary["tables"].as_array().unwrap().len(),
         4,
         "two suites at two sizes"
     );
     assert_eq!(
-        summary[0]["rows"][0]["cells"][4]["Ok"]["fastest_redis"],
+        summary["tables"][0]["rows"][0]["cells"][4]["Ok"]["fastest_redis"],
         true
+    );
+}
+
+#[test]
+fn memory_runs_become_a_table_and_a_chart_per_suite() {
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("memory-b1000.json", fixture("memory-b1000.json")),
+        ("memory-b10000.json", fixture("memory-b10000.json")),
+    ]);
+    run(&work.args()).unwrap();
+    for (readme, heading) in [
+        (
+            "README.md",
+            "#### Memory: what each store holds for the background",
+        ),
+        (
+            "README.ru.md",
+            "#### Память: сколько занимает фон в каждом хранилище",
+        ),
+    ] {
+        let text = work.read(readme);
+        assert_eq!(text.matches(heading).count(), 2, "{readme}: one per suite");
+        assert!(text.contains("| Doublets_Split_Volatile | 10"), "{readme}");
+        assert!(text.contains("memory-links.svg"), "{readme}");
+    }
+    for chart in ["memory-links.svg", "memory-typical.svg"] {
+        let svg = work.read(&format!("docs/charts/{chart}"));
+        assert!(svg.contains("resident memory per B"), "{chart}");
+    }
+    let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let figures = summary["memory"][0]["figures"].as_array().unwrap();
+    assert_eq!(figures.len(), 6, "three stores, two suites");
+    assert!(figures.iter().all(|f| f["rss_growth"].as_u64().is_some()));
+}
+
+#[test]
+fn a_malformed_memory_run_is_refused_by_name() {
+    let work = Workspace::new(&[("memory-b1000.json", "{\"background\": 1}".into())]);
+    let error = format!("{:#}", run(&work.args()).unwrap_err());
+    assert!(
+        error.contains("memory-b1000.json: not a memory run"),
+        "{error}"
     );
 }
 

@@ -11,11 +11,13 @@
 //!   leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
+//! - [`memory`]: what each store holds in memory for a suite's background.
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under.
 
 pub mod harness;
 pub mod links;
+pub mod memory;
 pub mod preflight;
 pub mod provenance;
 pub mod redis_server;

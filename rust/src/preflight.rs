@@ -34,22 +34,22 @@ pub fn inputs(
     Ok((sizes, families))
 }
 
-/// The memory a run at `sizes` needs, from the spec's estimates: the harness always, plus the
-/// stores of the selected families, for the suite with the most background requests.
+/// The memory a run at `sizes` needs, from the spec's estimates: per background request of a
+/// suite, the harness always plus the stores of the selected families; the most any suite needs.
 pub fn memory_needed(spec: &Spec, sizes: &[u64], families: &[String]) -> anyhow::Result<u128> {
-    let per_request: u128 = std::iter::once("harness")
-        .chain(families.iter().map(String::as_str))
-        .map(|key| u128::from(spec.memory_per_request[key]))
-        .sum();
     let mut most = 0u128;
     for suite in &spec.suites {
+        let per_request: u128 = std::iter::once("harness")
+            .chain(families.iter().map(String::as_str))
+            .map(|key| u128::from(suite.memory_per_request[key]))
+            .sum();
         let count = suite
             .background
             .count(sizes)
             .map_err(|e| anyhow::anyhow!("suite {} background: {e}", suite.id))?;
-        most = most.max(count);
+        most = most.max(count * per_request);
     }
-    Ok(most * per_request)
+    Ok(most)
 }
 
 /// Refuses sizes whose estimated memory exceeds what this machine has available.

@@ -24,7 +24,7 @@ suites:
         do: [create_point]
         expected: { ids: B+1 to B+N }
         undo: { for: B+N down to B+1, do: [delete i] }
-memory_per_request: { harness: 400, doublets: 100 }
+    memory_per_request: { harness: 400, doublets: 100 }
 "#;
 
 fn parse(text: &str) -> Result<Spec, String> {

@@ -1,22 +1,27 @@
 //! Links in doublets 0.18, in memory: the united and the split store.
 
 use anyhow::anyhow;
-use doublets::{data::Flow, mem::Global, split, unit, Doublets};
+use doublets::{data::Flow, split, unit, Doublets};
 
 use super::{Link, LinkRequest};
-use crate::store::{Census, Store};
+use crate::{
+    memory::{Blocks, Footprint},
+    store::{Census, Store},
+};
 
 /// A doublets store answering link requests. Workloads reach it only after the model has run
 /// them, so no duplicate pair and no two-part query ever gets here.
 pub struct DoubletsLinks<S> {
     store: S,
     any: u64,
+    blocks: Blocks,
 }
 
 impl<S: Doublets<u64>> DoubletsLinks<S> {
-    pub fn new(store: S) -> Self {
+    /// The store and the memory blocks it was given.
+    fn new(store: S, blocks: Blocks) -> Self {
         let any = store.constants().any;
-        Self { store, any }
+        Self { store, any, blocks }
     }
 
     pub fn store(&self) -> &S {
@@ -26,16 +31,25 @@ impl<S: Doublets<u64>> DoubletsLinks<S> {
 
 /// Links and their indexes in one memory block. Creating it reserves and zero-fills 64 MiB.
 pub fn united_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
-    let store = unit::Store::<u64, _>::new(Global::new())
+    let mut blocks = Blocks::default();
+    let store = unit::Store::<u64, _>::new(blocks.block())
         .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
-    Ok(DoubletsLinks::new(store))
+    Ok(DoubletsLinks::new(store, blocks))
 }
 
 /// Link data and index trees in separate blocks. Creating it reserves and zero-fills 80 MiB.
 pub fn split_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
-    let store = split::Store::<u64, _, _>::new(Global::new(), Global::new())
+    let mut blocks = Blocks::default();
+    let (data, index) = (blocks.block(), blocks.block());
+    let store = split::Store::<u64, _, _>::new(data, index)
         .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
-    Ok(DoubletsLinks::new(store))
+    Ok(DoubletsLinks::new(store, blocks))
+}
+
+impl<S> Footprint for DoubletsLinks<S> {
+    fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
 }
 
 impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {

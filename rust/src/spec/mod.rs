@@ -40,6 +40,14 @@ pub enum SamplingMode {
     Flat,
 }
 
+/// The memory measurement: the B it is published at, and its method text.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub sizes: Vec<u64>,
+    pub description: Text,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sampling {
@@ -58,7 +66,7 @@ mod wire {
         pub sizes: Vec<Size>,
         pub families: Vec<Family>,
         pub family_env: String,
-        pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
+        pub memory: Option<super::Memory>,
         pub backends: Vec<Backend>,
         pub suites: Vec<Suite>,
     }
@@ -99,6 +107,7 @@ mod wire {
         pub backends: Vec<Spanned<String>>,
         pub background: Background,
         pub operations: Vec<Operation>,
+        pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
     }
 
     #[derive(Deserialize)]
@@ -219,6 +228,10 @@ pub struct Suite {
     pub background: Work,
     pub background_expected: Expected,
     pub operations: Vec<Operation>,
+    /// Bytes a run holds per background request of this suite: `harness` always, and each
+    /// family's while its store is loaded. Estimates, used to refuse sizes this machine cannot
+    /// hold before any work.
+    pub memory_per_request: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -227,9 +240,7 @@ pub struct Spec {
     pub sizes: Vec<Size>,
     pub families: Vec<Family>,
     pub family_env: String,
-    /// Bytes a run holds per background request: `harness` always, and each family's while its
-    /// store is loaded. Estimates, used to refuse sizes this machine cannot hold before any work.
-    pub memory_per_request: std::collections::BTreeMap<String, u64>,
+    pub memory: Option<Memory>,
     pub backends: Vec<Backend>,
     pub suites: Vec<Suite>,
 }
@@ -518,21 +529,6 @@ impl Resolver<'_> {
             });
         }
 
-        let memory = &wire.memory_per_request;
-        for key in memory.value.keys() {
-            if key != "harness" && !families.iter().any(|f| &f.id == key) {
-                return Err(self.error(
-                    memory,
-                    format!("memory_per_request: \"{key}\" is neither harness nor a family"),
-                ));
-            }
-        }
-        for needed in std::iter::once("harness").chain(families.iter().map(|f| f.id.as_str())) {
-            if !memory.value.contains_key(needed) {
-                return Err(self.error(memory, format!("memory_per_request: {needed} is missing")));
-            }
-        }
-
         let mut backends = Vec::new();
         for backend in wire.backends {
             if !families.iter().any(|f| f.id == backend.family.value) {
@@ -556,6 +552,22 @@ impl Resolver<'_> {
                 if !backends.iter().any(|b| b.name == backend.value) {
                     return Err(
                         self.error(backend, format!("unknown backend \"{}\"", backend.value))
+                    );
+                }
+            }
+            let memory = &suite.memory_per_request;
+            for key in memory.value.keys() {
+                if key != "harness" && !families.iter().any(|f| &f.id == key) {
+                    return Err(self.error(
+                        memory,
+                        format!("memory_per_request: \"{key}\" is neither harness nor a family"),
+                    ));
+                }
+            }
+            for needed in std::iter::once("harness").chain(families.iter().map(|f| f.id.as_str())) {
+                if !memory.value.contains_key(needed) {
+                    return Err(
+                        self.error(memory, format!("memory_per_request: {needed} is missing"))
                     );
                 }
             }
@@ -588,6 +600,7 @@ impl Resolver<'_> {
                 name: suite.name,
                 backends: suite.backends.into_iter().map(|b| b.value).collect(),
                 background_description: suite.background.description,
+                memory_per_request: suite.memory_per_request.value,
                 background,
                 background_expected,
                 operations,
@@ -598,7 +611,7 @@ impl Resolver<'_> {
             sizes,
             families,
             family_env: wire.family_env,
-            memory_per_request: wire.memory_per_request.value,
+            memory: wire.memory,
             backends,
             suites,
         })

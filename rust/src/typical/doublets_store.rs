@@ -15,13 +15,15 @@
 use anyhow::{anyhow, bail};
 use doublets::{
     data::{Flow, LinksConstants},
-    mem::Global,
     sequences::{AddressToRawNumberConverter, RawNumberToAddressConverter},
     split, unit, Doublets, Link,
 };
 
 use super::{Entry, UsageRequest, MAX};
-use crate::store::{Census, Request, Store};
+use crate::{
+    memory::{Blocks, Footprint},
+    store::{Census, Request, Store},
+};
 
 pub struct DoubletsUsage<S> {
     store: S,
@@ -30,24 +32,30 @@ pub struct DoubletsUsage<S> {
     set: u64,
     /// The head link (first, last) of the queue.
     queue: u64,
+    blocks: Blocks,
+}
+
+impl<S> Footprint for DoubletsUsage<S> {
+    fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
 }
 
 /// The united store (one memory block), with external references.
 pub fn united_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
-    let store = unit::Store::<u64, _>::with_constants(Global::new(), LinksConstants::external())
+    let mut blocks = Blocks::default();
+    let store = unit::Store::<u64, _>::with_constants(blocks.block(), LinksConstants::external())
         .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
-    DoubletsUsage::new(store)
+    DoubletsUsage::new(store, blocks)
 }
 
 /// The split store (data and indexes apart), with external references.
 pub fn split_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
-    let store = split::Store::<u64, _, _>::with_constants(
-        Global::new(),
-        Global::new(),
-        LinksConstants::external(),
-    )
-    .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
-    DoubletsUsage::new(store)
+    let mut blocks = Blocks::default();
+    let (data, index) = (blocks.block(), blocks.block());
+    let store = split::Store::<u64, _, _>::with_constants(data, index, LinksConstants::external())
+        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
+    DoubletsUsage::new(store, blocks)
 }
 
 fn raw(number: u64) -> u64 {
@@ -65,7 +73,8 @@ fn number(raw: u64) -> u64 {
 }
 
 impl<S: Doublets<u64>> DoubletsUsage<S> {
-    pub fn new(mut store: S) -> anyhow::Result<Self> {
+    /// The store and the memory blocks it was given, with the set's and the queue's own links.
+    fn new(mut store: S, blocks: Blocks) -> anyhow::Result<Self> {
         let any = store.constants().any;
         let set = store.create_point()?;
         let queue = store.create()?;
@@ -74,6 +83,7 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
             any,
             set,
             queue,
+            blocks,
         })
     }
 

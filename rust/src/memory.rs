@@ -1,0 +1,417 @@
+//! What each store holds in memory once a suite's background is loaded and checked (the spec's
+//! `memory` section says what is measured and how; `src/bin/memory.rs` runs it).
+//!
+//! - Doublets: the bytes its memory blocks hold in use and have reserved (its own accounting, read
+//!   through [`Counted`]), and the growth of the resident memory of a process that holds nothing
+//!   but the store: the figure is taken before the model exists, and the store is checked after.
+//! - Redis: `used_memory` growth, `used_memory_dataset`, and the server's RSS growth and total from
+//!   `INFO memory`, read before and after the checked load, with the allocator it names.
+
+use std::{
+    mem::MaybeUninit,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+};
+
+use anyhow::{anyhow, bail, Context};
+use doublets::mem::{Global, RawMem};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    harness::{self, Background},
+    redis_server::Server,
+    redis_store::{Mode, RedisRequest, RedisStore},
+    spec::{Suite, Tally},
+    store::{Model, Request, Store},
+};
+
+/// A memory block of a doublets store that tells how many items it holds: doublets keeps its
+/// blocks private, so the store's memory is handed to it wrapped. Only growing and shrinking,
+/// which are rare, do any extra work.
+pub struct Counted<M> {
+    inner: M,
+    len: Arc<AtomicUsize>,
+}
+
+impl<M: RawMem> RawMem for Counted<M> {
+    type Item = M::Item;
+
+    fn allocated(&self) -> &[Self::Item] {
+        self.inner.allocated()
+    }
+
+    fn allocated_mut(&mut self) -> &mut [Self::Item] {
+        self.inner.allocated_mut()
+    }
+
+    unsafe fn grow(
+        &mut self,
+        cap: usize,
+        fill: impl FnOnce(usize, (&mut [Self::Item], &mut [MaybeUninit<Self::Item>])),
+    ) -> doublets::mem::Result<&mut [Self::Item]> {
+        let before = self.inner.allocated().len();
+        // SAFETY: the caller's guarantee for `fill` is passed on unchanged.
+        let grown = unsafe { self.inner.grow(cap, fill)? };
+        // `grow` returns the new part only.
+        self.len.store(before + grown.len(), Ordering::Relaxed);
+        Ok(grown)
+    }
+
+    fn shrink(&mut self, cap: usize) -> doublets::mem::Result<()> {
+        self.inner.shrink(cap)?;
+        self.len
+            .store(self.inner.allocated().len(), Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// The memory blocks of one doublets store, as counted by their [`Counted`] wrappers.
+#[derive(Clone, Default)]
+pub struct Blocks(Vec<(Arc<AtomicUsize>, usize)>);
+
+impl Blocks {
+    /// A new block on the global allocator, counted in this set.
+    pub fn block<T>(&mut self) -> Counted<Global<T>> {
+        let len = Arc::new(AtomicUsize::new(0));
+        self.0.push((len.clone(), std::mem::size_of::<T>()));
+        Counted {
+            inner: Global::new(),
+            len,
+        }
+    }
+
+    /// The bytes the blocks have reserved (allocated and zero-filled, used or not).
+    pub fn reserved(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|(len, size)| (len.load(Ordering::Relaxed) * size) as u64)
+            .sum()
+    }
+
+    /// The bytes one link takes across the blocks (a record in each).
+    pub fn per_link(&self) -> u64 {
+        self.0.iter().map(|(_, size)| *size as u64).sum()
+    }
+}
+
+/// A doublets store whose memory blocks can be counted.
+pub trait Footprint {
+    fn blocks(&self) -> &Blocks;
+}
+
+/// What one store holds for one suite's background of B.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub suite: String,
+    pub backend: String,
+    /// B: the background the figure is for.
+    pub background: u64,
+    /// The store's own accounting: doublets, the bytes of its records in use (the links and the
+    /// header record); Redis, the growth of `used_memory`.
+    pub accounted: u64,
+    /// Doublets: the bytes its blocks have reserved.
+    pub reserved: Option<u64>,
+    /// Redis: `used_memory_dataset` after the load.
+    pub dataset: Option<u64>,
+    /// The growth of the resident memory of the process holding the data.
+    pub rss_growth: u64,
+    /// That process's resident memory after the load.
+    pub rss_total: u64,
+    /// Redis: the allocator `INFO memory` names.
+    pub allocator: Option<String>,
+}
+
+/// One run of the memory measurement at one B, as its result file holds it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MemoryRun {
+    pub background: u64,
+    /// The conditions, as the benches' result files give them.
+    pub provenance: std::collections::BTreeMap<String, String>,
+    pub figures: Vec<Figure>,
+}
+
+impl Figure {
+    /// The figure a ratio compares: the growth of resident memory, what the machine pays.
+    pub fn per_background(&self) -> f64 {
+        self.rss_growth as f64 / self.background as f64
+    }
+}
+
+/// The figures as a plain-text table, a block per suite, each store against Redis.
+pub fn table(spec: &crate::spec::Spec, figures: &[Figure]) -> String {
+    use std::fmt::Write;
+    let human = |n: u64| crate::preflight::bytes(n.into());
+    let mut out = String::new();
+    for suite in &spec.suites {
+        let rows: Vec<&Figure> = figures.iter().filter(|f| f.suite == suite.id).collect();
+        let Some(first) = rows.first() else { continue };
+        let redis = rows.iter().copied().find(|f| f.backend == "Redis");
+        writeln!(
+            out,
+            "{}, B = {}",
+            suite.name.en,
+            crate::results::Grouped(first.background)
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "{:<26} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}",
+            "store", "accounted", "reserved", "RSS growth", "RSS total", "per B", "vs Redis"
+        )
+        .unwrap();
+        for f in &rows {
+            let ratio = redis.filter(|r| r.rss_growth > 0).map_or("—".into(), |r| {
+                format!("{:.2}×", f.rss_growth as f64 / r.rss_growth as f64)
+            });
+            writeln!(
+                out,
+                "{:<26} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}",
+                f.backend,
+                human(f.accounted),
+                f.reserved.map_or("—".into(), human),
+                human(f.rss_growth),
+                human(f.rss_total),
+                format!("{:.0} B", f.per_background()),
+                ratio
+            )
+            .unwrap();
+        }
+        if let Some(allocator) = redis.and_then(|r| r.allocator.as_deref()) {
+            writeln!(out, "(Redis allocator: {allocator})").unwrap();
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The resident memory of this process, in bytes, after the allocator has returned what it holds
+/// free to the system (glibc keeps freed heap pages resident and hands them out again, so a store
+/// could grow into memory the harness freed and seem smaller than it is).
+pub fn rss() -> anyhow::Result<u64> {
+    // SAFETY: malloc_trim only releases free memory of glibc's own heap.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    memory_stats::memory_stats()
+        .map(|m| m.physical_mem as u64)
+        .context("cannot read this process's resident memory")
+}
+
+/// Loads a suite's background into a fresh doublets store in this process, which must hold nothing
+/// else of size, and measures it; then checks the store against the model (built only after the
+/// figures are taken, so that it is not counted). Returns no figure unless the check passes.
+pub fn doublets<R: Request, M: Model<R>, S: Store<R> + Footprint>(
+    suite: &Suite,
+    backend: &str,
+    sizes: &[u64],
+    make: impl FnOnce() -> anyhow::Result<S>,
+) -> anyhow::Result<Figure> {
+    let what = format!("suite {} background", suite.id);
+    let expected = suite
+        .background_expected
+        .tally(sizes)
+        .map_err(anyhow::Error::msg)?;
+    // The requests are built first and kept until after the second reading, so that both readings
+    // hold them: the allocator would keep their pages resident even once they are freed.
+    let requests: Vec<R> = harness::requests(&suite.background, sizes, &what)?;
+    let before = rss()?;
+    let mut store = make()?;
+    let mut loaded = Tally::default();
+    store
+        .load(&requests, |f| loaded.add(R::id(&f)))
+        .map_err(|e| anyhow!("{backend}: loading the background: {e:#}"))?;
+    if loaded != expected {
+        bail!("{backend}: loading the background reported {loaded}, expected {expected}");
+    }
+    let after = rss()?;
+    let reserved = store.blocks().reserved();
+    let links = store
+        .census()?
+        .0
+        .first()
+        .map(|(_, n)| *n)
+        .context("a doublets store counts its links")?;
+    // The load only creates, so the records in use are the links and the header record.
+    let accounted = (links + 1) * store.blocks().per_link();
+    drop(requests);
+    // The process with nothing but the store (and the program itself).
+    let total = rss()?;
+
+    let requests: Vec<R> = harness::requests(&suite.background, sizes, &what)?;
+    let mut model = M::default();
+    model.run(&requests, |_| {})?;
+    drop(requests);
+    harness::verify(&mut store, &mut model, backend, 0)?;
+    Ok(Figure {
+        suite: suite.id.clone(),
+        backend: backend.to_string(),
+        background: sizes[0],
+        accounted,
+        reserved: Some(reserved),
+        dataset: None,
+        rss_growth: after.saturating_sub(before),
+        rss_total: total,
+        allocator: None,
+    })
+}
+
+/// The fields of `INFO memory` the measurement reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InfoMemory {
+    pub used_memory: u64,
+    pub used_memory_dataset: u64,
+    pub used_memory_rss: u64,
+    pub mem_allocator: String,
+}
+
+impl InfoMemory {
+    /// Parses the reply of `INFO memory` (`field:value` lines under `# Memory`).
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let field = |name: &str| -> anyhow::Result<&str> {
+            text.lines()
+                .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(':'))
+                .with_context(|| format!("INFO memory has no {name}"))
+        };
+        let number = |name: &str| -> anyhow::Result<u64> {
+            let value = field(name)?;
+            value
+                .parse()
+                .with_context(|| format!("INFO memory: {name} is {value:?}, not a number"))
+        };
+        Ok(Self {
+            used_memory: number("used_memory")?,
+            used_memory_dataset: number("used_memory_dataset")?,
+            used_memory_rss: number("used_memory_rss")?,
+            mem_allocator: field("mem_allocator")?.to_string(),
+        })
+    }
+
+    /// Reads `INFO memory` once the server has sampled its RSS anew: `used_memory_rss` is taken by
+    /// the server's cron (10 times a second by default), so a reading right after a load would
+    /// show the RSS from before it.
+    pub fn read(con: &mut redis::Connection) -> anyhow::Result<Self> {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let text: String = redis::cmd("INFO").arg("memory").query(con)?;
+        Self::parse(&text)
+    }
+}
+
+/// Loads a suite's background into the server's claimed database, checked against the model, and
+/// measures what the server holds for it; removes the suite's keys afterwards.
+pub fn redis<R: RedisRequest, M: Model<R>>(
+    server: &Server,
+    suite: &Suite,
+    sizes: &[u64],
+    allow_flush: bool,
+) -> anyhow::Result<Figure> {
+    let con = server.claim(R::KEYS, allow_flush)?;
+    let measured = (|| -> anyhow::Result<Figure> {
+        let mut store = RedisStore {
+            con,
+            mode: Mode::Pipeline,
+        };
+        let before = InfoMemory::read(&mut store.con)?;
+        let requests: Vec<R> = harness::requests(
+            &suite.background,
+            sizes,
+            &format!("suite {} background", suite.id),
+        )?;
+        let expected = suite
+            .background_expected
+            .tally(sizes)
+            .map_err(anyhow::Error::msg)?;
+        let mut model = M::default();
+        model.run(&requests, |_| {})?;
+        Background::load(&mut store, &mut model, &requests, expected, 0, "Redis")?;
+        // The loading connection's buffers count in used_memory: read over a fresh connection,
+        // as the first reading was, once that one is closed.
+        drop(store);
+        let after = InfoMemory::read(&mut server.connect()?)?;
+        Ok(Figure {
+            suite: suite.id.clone(),
+            backend: "Redis".into(),
+            background: sizes[0],
+            accounted: after.used_memory.saturating_sub(before.used_memory),
+            reserved: None,
+            dataset: Some(after.used_memory_dataset),
+            rss_growth: after.used_memory_rss.saturating_sub(before.used_memory_rss),
+            rss_total: after.used_memory_rss,
+            allocator: Some(after.mem_allocator),
+        })
+    })();
+    let released = server.release();
+    let figure = measured?;
+    released?;
+    Ok(figure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_memory_is_read_by_field() {
+        let text = "# Memory\r\nused_memory:1048576\r\nused_memory_human:1.00M\r\n\
+                    used_memory_rss:4194304\r\nused_memory_dataset:524288\r\n\
+                    used_memory_dataset_perc:50.00%\r\nmem_allocator:jemalloc-5.3.0\r\n";
+        assert_eq!(
+            InfoMemory::parse(text).unwrap(),
+            InfoMemory {
+                used_memory: 1_048_576,
+                used_memory_dataset: 524_288,
+                used_memory_rss: 4_194_304,
+                mem_allocator: "jemalloc-5.3.0".into(),
+            }
+        );
+        let missing = InfoMemory::parse("used_memory:1\r\n")
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("used_memory_dataset"), "{missing}");
+        let bad = InfoMemory::parse(&text.replace("4194304", "4M")).unwrap_err();
+        assert!(
+            bad.to_string().contains("used_memory_rss is \"4M\""),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn blocks_count_what_their_memory_holds() {
+        let mut blocks = Blocks::default();
+        let mut data = blocks.block::<[u64; 2]>();
+        let mut index = blocks.block::<[u64; 8]>();
+        assert_eq!((blocks.reserved(), blocks.per_link()), (0, 80));
+        // SAFETY: the fill initializes every new item.
+        unsafe {
+            data.grow(2, |_, (_, new)| {
+                new.iter_mut().for_each(|i| {
+                    i.write([0; 2]);
+                })
+            })
+            .unwrap();
+            assert_eq!(blocks.reserved(), 2 * 16, "a first growth");
+            data.grow(10, |_, (_, new)| {
+                new.iter_mut().for_each(|i| {
+                    i.write([0; 2]);
+                })
+            })
+            .unwrap();
+            index
+                .grow(4, |_, (_, new)| {
+                    new.iter_mut().for_each(|i| {
+                        i.write([0; 8]);
+                    })
+                })
+                .unwrap();
+        }
+        assert_eq!(blocks.reserved(), 12 * 16 + 4 * 64, "growths add up");
+        data.shrink(5).unwrap();
+        assert_eq!(blocks.reserved(), 7 * 16 + 4 * 64);
+    }
+}
