@@ -176,73 +176,64 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Fact]
     public void ANonEmptyDatabaseIsRefusedWhateverItHoldsUnlessAllowed()
     {
-        lock (redis)
+        using var foreign = SomeoneElses();
+        var db = foreign.Connection.GetDatabase();
+        db.Execute("FLUSHDB");
+        foreach (var key in new[] { "someone:else", "redisvsdoublets:owner" })
         {
-            using var foreign = SomeoneElses();
-            var db = foreign.Connection.GetDatabase();
-            db.Execute("FLUSHDB");
-            foreach (var key in new[] { "someone:else", "redisvsdoublets:owner" })
+            db.StringSet(key, "data");
+            var refused = new[]
             {
-                db.StringSet(key, "data");
-                var refused = new[]
-                {
-                    Assert.Throws<InvalidOperationException>(() => foreign.Preflight(allowFlush: false)),
-                    Assert.Throws<InvalidOperationException>(() => foreign.Claim(LinksCodec.Keys, allowFlush: false)),
-                };
-                foreach (var e in refused)
-                {
-                    Assert.Contains("holds 1 keys, and a run needs it empty", e.Message);
-                    Assert.Contains("BENCHMARK_ALLOW_FLUSH=1", e.Message);
-                }
-                Assert.Equal([key], Keys(foreign));
-                db.KeyDelete(key);
+                Assert.Throws<InvalidOperationException>(() => foreign.Preflight(allowFlush: false)),
+                Assert.Throws<InvalidOperationException>(() => foreign.Claim(LinksCodec.Keys, allowFlush: false)),
+            };
+            foreach (var e in refused)
+            {
+                Assert.Contains("holds 1 keys, and a run needs it empty", e.Message);
+                Assert.Contains("BENCHMARK_ALLOW_FLUSH=1", e.Message);
             }
-            db.StringSet("someone:else", "data");
-            foreign.Claim(LinksCodec.Keys, allowFlush: true);
-            Assert.DoesNotContain("someone:else", Keys(foreign));
+            Assert.Equal([key], Keys(foreign));
+            db.KeyDelete(key);
         }
+        db.StringSet("someone:else", "data");
+        foreign.Claim(LinksCodec.Keys, allowFlush: true);
+        Assert.DoesNotContain("someone:else", Keys(foreign));
     }
 
     [Fact]
     public void ARunLeavesTheDatabaseAndTheUsersFunctionsAsItFoundThem()
     {
-        lock (redis)
+        var db = redis.Server.Connection.GetDatabase();
+        db.Execute("FLUSHDB");
+        db.Execute("FUNCTION", "FLUSH");
+        // A user's own library named like the project's old one, with a function of the same name.
+        db.Execute("FUNCTION", "LOAD", "#!lua name=links\nredis.register_function('links_create_point', function() return 7 end)");
+        var spec = Stores.Spec();
+        for (var run = 0; run < 2; run++)
         {
-            var db = redis.Server.Connection.GetDatabase();
-            db.Execute("FLUSHDB");
-            db.Execute("FUNCTION", "FLUSH");
-            // A user's own library named like the project's old one, with a function of the same name.
-            db.Execute("FUNCTION", "LOAD", "#!lua name=links\nredis.register_function('links_create_point', function() return 7 end)");
-            var spec = Stores.Spec();
-            for (var run = 0; run < 2; run++)
+            using (var foreign = SomeoneElses())
             {
-                using (var foreign = SomeoneElses())
-                {
-                    var store = new RedisStore<LinkRequest, Link, LinksCodec>(foreign.Claim(LinksCodec.Keys, allowFlush: false));
-                    EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), spec.Suites[0], "redis");
-                    Assert.Contains(Library.Links.Name, Libraries(db));
-                }
-                Assert.Empty(Keys(redis.Server));
-                Assert.Equal(["links"], Libraries(db));
-                Assert.Equal(7, (long)db.Execute("FCALL", "links_create_point", 0));
+                var store = new RedisStore<LinkRequest, Link, LinksCodec>(foreign.Claim(LinksCodec.Keys, allowFlush: false));
+                EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), spec.Suites[0], "redis");
+                Assert.Contains(Library.Links.Name, Libraries(db));
             }
-            db.Execute("FUNCTION", "FLUSH");
+            Assert.Empty(Keys(redis.Server));
+            Assert.Equal(["links"], Libraries(db));
+            Assert.Equal(7, (long)db.Execute("FCALL", "links_create_point", 0));
         }
+        db.Execute("FUNCTION", "FLUSH");
     }
 
     [Fact]
     public void ALibraryAlreadyLoadedIsUsedAndLeftInPlace()
     {
-        lock (redis)
-        {
-            var db = redis.Server.Connection.GetDatabase();
-            db.Execute("FLUSHDB");
-            db.Execute("FUNCTION", "FLUSH");
-            db.Execute("FUNCTION", "LOAD", Library.Links.Code);
-            using (var foreign = SomeoneElses()) foreign.Claim(LinksCodec.Keys, allowFlush: false);
-            Assert.Equal([Library.Links.Name], Libraries(db));
-            db.Execute("FUNCTION", "FLUSH");
-        }
+        var db = redis.Server.Connection.GetDatabase();
+        db.Execute("FLUSHDB");
+        db.Execute("FUNCTION", "FLUSH");
+        db.Execute("FUNCTION", "LOAD", Library.Links.Code);
+        using (var foreign = SomeoneElses()) foreign.Claim(LinksCodec.Keys, allowFlush: false);
+        Assert.Equal([Library.Links.Name], Libraries(db));
+        db.Execute("FUNCTION", "FLUSH");
     }
 
     [Fact]

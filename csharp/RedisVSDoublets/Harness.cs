@@ -45,8 +45,12 @@ public sealed class Prepared<TRequest, TFound>
         return elapsed;
     }
 
-    /// <summary>The checked iteration before measuring: the model first, then the store must report the same; both undone.</summary>
-    public void Check<TStore, TModel>(TStore store, TModel model, string cell)
+    /// <summary>
+    /// The checked iteration before measuring: the model first, then the store must report the same;
+    /// both undone. Returns what the work and the undo reported on the model, around which the
+    /// caller checks that the undo restored the store.
+    /// </summary>
+    public List<TFound> Check<TStore, TModel>(TStore store, TModel model, string cell)
         where TStore : IStore<TRequest, TFound>
         where TModel : IModel<TRequest, TFound>
     {
@@ -59,8 +63,9 @@ public sealed class Prepared<TRequest, TFound>
         var got = Checks.Run<TRequest, TFound, TStore>(store, Work);
         if (!got.SequenceEqual(want))
             throw new ValidationException($"{cell}: expected {Expected}, found {Checks.Tally<TRequest, TFound>(got)}{Checks.FirstDifference(want, got)}");
-        Checks.Run<TRequest, TFound, TModel>(model, Undo);
+        var undone = Checks.Run<TRequest, TFound, TModel>(model, Undo);
         Checks.Run<TRequest, TFound, TStore>(store, Undo);
+        return [.. want, .. undone];
     }
 }
 
@@ -86,9 +91,13 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
     }
 
     /// <summary>The store holds exactly the background: every probe answers as the model does, and its counts are those after the load.</summary>
-    public void Verify<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound>
+    public void Verify<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound> =>
+        Verify(store, Model.Probes(Reaches), name);
+
+    /// <summary>The store answers <paramref name="probes"/> as the model does, and its counts are those after the load.</summary>
+    public void Verify<TStore>(TStore store, List<TRequest> probes, string name) where TStore : IStore<TRequest, TFound>
     {
-        Checks.Verify<TRequest, TFound, TStore, TModel>(store, Model, name, Reaches);
+        Checks.Probe<TRequest, TFound, TStore, TModel>(store, Model, name, probes);
         var census = store.Census();
         if (census != Census) throw new ValidationException($"{name}: the store holds {census}, but held {Census} after loading the background");
     }
@@ -104,9 +113,10 @@ public static class Checks
          suite.Operations.Select(op => new Prepared<TRequest, TFound>(op, sizes)).ToList());
 
     /// <summary>
-    /// One cell: the checked iteration, the background checked after its undo (so a bad undo is
-    /// blamed on its own operation), then <paramref name="measure"/>, then the background checked
-    /// again. A cell may print its time only after this returns.
+    /// One cell: the checked iteration, the background checked after its undo around what the
+    /// operation touched, with the store's counts (so a bad undo is blamed on its own operation),
+    /// then <paramref name="measure"/>, then the whole background checked again. A cell may print
+    /// its time only after this returns.
     /// </summary>
     public static void Cell<TRequest, TFound, TStore, TModel>(Prepared<TRequest, TFound> prepared, TStore store, Background<TRequest, TFound, TModel> background, string cell, Action measure)
         where TRequest : IRequest<TRequest, TFound>
@@ -114,8 +124,8 @@ public static class Checks
         where TStore : IStore<TRequest, TFound>
         where TModel : IModel<TRequest, TFound>
     {
-        prepared.Check(store, background.Model, cell);
-        try { background.Verify(store, cell); }
+        var found = prepared.Check(store, background.Model, cell);
+        try { background.Verify(store, background.Model.ProbesAround(found), cell); }
         catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the checked iteration and its undo)"); }
         measure();
         try { background.Verify(store, cell); }
@@ -174,9 +184,17 @@ public static class Checks
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound> =>
+        Probe<TRequest, TFound, TStore, TModel>(store, model, name, model.Probes(upTo));
+
+    /// <summary>The store answers every probe as the model does.</summary>
+    public static void Probe<TRequest, TFound, TStore, TModel>(TStore store, TModel model, string name, List<TRequest> list)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
         where TModel : IModel<TRequest, TFound>
     {
-        var probes = model.Probes(upTo).ToArray();
+        var probes = list.ToArray();
         for (var start = 0; start < probes.Length; start += 10_000)
         {
             var chunk = probes.AsSpan(start, Math.Min(10_000, probes.Length - start));

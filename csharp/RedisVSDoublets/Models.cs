@@ -118,6 +118,21 @@ public sealed class LinksModel : IModel<LinkRequest, Link>
             if (link.Source != 0 && link.Target != 0) probes.Add(LinkRequest.Each(new Query(null, link.Source, link.Target)));
         return probes;
     }
+
+    /// <summary>Every id a found link names (itself, its source, its target), probed three ways, and the pairs of the links the model holds at those ids.</summary>
+    public List<LinkRequest> ProbesAround(IEnumerable<Link> found)
+    {
+        var probes = new List<LinkRequest>();
+        foreach (var id in new SortedSet<ulong>(found.SelectMany(l => new[] { l.Id, l.Source, l.Target }).Where(id => id != 0)))
+        {
+            probes.Add(LinkRequest.Each(new Query(id, null, null)));
+            probes.Add(LinkRequest.Each(new Query(null, id, null)));
+            probes.Add(LinkRequest.Each(new Query(null, null, id)));
+            if (links.TryGetValue(id, out var link) && link.Source != 0 && link.Target != 0)
+                probes.Add(LinkRequest.Each(new Query(null, link.Source, link.Target)));
+        }
+        return probes;
+    }
 }
 
 /// <summary>The plain model of the typical-usage structures.</summary>
@@ -178,6 +193,16 @@ public sealed class UsageModel : IModel<UsageRequest, Entry>
         var probes = new List<UsageRequest> { new(UsageVerb.Queue, 0, 0), new(UsageVerb.Members, 0, 0) };
         probes.AddRange(keys.Select(k => new UsageRequest(UsageVerb.Get, k, 0)));
         probes.AddRange(members.Select(m => new UsageRequest(UsageVerb.SIsMember, m, 0)));
+        return probes;
+    }
+
+    /// <summary>The whole queue and set (one request each), and every number a found entry names, as a key and as a member.</summary>
+    public List<UsageRequest> ProbesAround(IEnumerable<Entry> found)
+    {
+        var numbers = new SortedSet<ulong>(found.SelectMany(e => new[] { e.Key, e.Value }).Where(n => n is >= 1 and <= UsageRequest.Max));
+        var probes = new List<UsageRequest> { new(UsageVerb.Queue, 0, 0), new(UsageVerb.Members, 0, 0) };
+        probes.AddRange(numbers.Select(k => new UsageRequest(UsageVerb.Get, k, 0)));
+        probes.AddRange(numbers.Select(m => new UsageRequest(UsageVerb.SIsMember, m, 0)));
         return probes;
     }
 }

@@ -54,6 +54,13 @@ public interface IModel<TRequest, TFound> : IStore<TRequest, TFound>
 {
     /// <summary>Read-only requests that pin the whole state down, probing ids at least up to <paramref name="upTo"/>.</summary>
     List<TRequest> Probes(ulong upTo);
+
+    /// <summary>
+    /// Read-only requests that pin down what lies around <paramref name="found"/> (what one
+    /// operation reported): with the store's counts they show that undoing the operation restored
+    /// it, without probing the whole background.
+    /// </summary>
+    List<TRequest> ProbesAround(IEnumerable<TFound> found);
 }
 
 public struct TallySink<TRequest, TFound> : ISink<TFound>

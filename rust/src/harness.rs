@@ -26,8 +26,9 @@ pub struct Background<'m, M> {
     pub census: Census,
 }
 
-/// One cell: the checked iteration, the background checked after its undo (so a bad undo is
-/// blamed on its own operation), then `measure`, then the background checked again. A cell whose
+/// One cell: the checked iteration, the background checked after its undo around what the
+/// operation touched, with the store's counts (so a bad undo is blamed on its own operation), then
+/// `measure`, then the whole background checked again. A cell whose
 /// `measure` returns may print its time only after this returns `Ok`.
 pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     prepared: &Prepared<'_, R>,
@@ -36,9 +37,10 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     cell: &str,
     measure: impl FnOnce(&mut S),
 ) -> anyhow::Result<()> {
-    prepared.check(store, background.model, cell)?;
+    let found = prepared.check(store, background.model, cell)?;
+    let around = background.model.probes_around(&found);
     background
-        .verify(store, cell)
+        .verify_probes(store, &around, cell)
         .map_err(|e| anyhow!("{e:#} (after the checked iteration and its undo)"))?;
     measure(store);
     background
@@ -83,7 +85,21 @@ impl<'m, M> Background<'m, M> {
     where
         M: Model<R>,
     {
-        verify(store, self.model, name, self.reaches)?;
+        let probes = self.model.probes(self.reaches);
+        self.verify_probes(store, &probes, name)
+    }
+
+    /// The store answers `probes` as the model does, and its counts are those after the load.
+    fn verify_probes<R: Request, S: Store<R>>(
+        &mut self,
+        store: &mut S,
+        probes: &[R],
+        name: &str,
+    ) -> anyhow::Result<()>
+    where
+        M: Model<R>,
+    {
+        probe(store, self.model, name, probes)?;
         let census = store.census()?;
         if census != self.census {
             bail!(
@@ -181,13 +197,14 @@ impl<'a, R: Request> Prepared<'a, R> {
 
     /// The checked iteration before measuring: the model runs the work first (refusing anything
     /// that would corrupt doublets, and proving the spec's expected result), then the store must
-    /// report exactly what the model reported; both are undone.
+    /// report exactly what the model reported; both are undone. Returns what the work and the undo
+    /// reported on the model, around which the caller checks that the undo restored the store.
     pub fn check<M: Model<R>>(
         &self,
         store: &mut impl Store<R>,
         model: &mut M,
         cell: &str,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Vec<R::Found>> {
         let want = run(model, &self.work)
             .map_err(|e| anyhow!("{cell}: the model refuses the work: {e:#}"))?;
         let model_tally = tally::<R>(&want);
@@ -203,9 +220,10 @@ impl<'a, R: Request> Prepared<'a, R> {
                 first_difference(&want, &got)
             );
         }
-        run(model, &self.undo).map_err(|e| anyhow!("{cell}: the model refuses the undo: {e:#}"))?;
+        let undone = run(model, &self.undo)
+            .map_err(|e| anyhow!("{cell}: the model refuses the undo: {e:#}"))?;
         run(store, &self.undo).map_err(|e| anyhow!("{cell}: undo failed: {e:#}"))?;
-        Ok(())
+        Ok(want.into_iter().chain(undone).collect())
     }
 }
 
@@ -271,7 +289,17 @@ pub fn verify<R: Request, M: Model<R>>(
     name: &str,
     up_to: u64,
 ) -> anyhow::Result<()> {
-    for chunk in model.probes(up_to).chunks(CHUNK) {
+    probe(store, model, name, &model.probes(up_to))
+}
+
+/// The store answers every probe as the model does.
+fn probe<R: Request, M: Model<R>>(
+    store: &mut impl Store<R>,
+    model: &mut M,
+    name: &str,
+    probes: &[R],
+) -> anyhow::Result<()> {
+    for chunk in probes.chunks(CHUNK) {
         let want = run(model, chunk)?;
         let got =
             checked(store, chunk).map_err(|e| anyhow!("{name}: checking the background: {e:#}"))?;

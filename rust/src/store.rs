@@ -62,4 +62,9 @@ pub trait Model<R: Request>: Store<R> + Default {
     /// Read-only requests whose answers pin the whole state down (every link, key, queue entry and
     /// member), probing ids at least up to `up_to` to catch leftovers of undone work.
     fn probes(&self, up_to: u64) -> Vec<R>;
+
+    /// Read-only requests that pin down what lies around `found` (what one operation reported):
+    /// with the store's counts they show that undoing the operation restored it, without probing
+    /// the whole background.
+    fn probes_around(&self, found: &[R::Found]) -> Vec<R>;
 }

@@ -190,6 +190,48 @@ impl Model<LinkRequest> for LinksModel {
         }
         probes
     }
+
+    /// Every id a found link names (itself, its source, its target), probed three ways, and the
+    /// pairs of the links the model holds at those ids.
+    fn probes_around(&self, found: &[Link]) -> Vec<LinkRequest> {
+        let ids: BTreeSet<u64> = found
+            .iter()
+            .flat_map(|l| [l.id, l.source, l.target])
+            .filter(|&id| id != 0)
+            .collect();
+        let any = Query {
+            id: None,
+            source: None,
+            target: None,
+        };
+        let mut probes = Vec::new();
+        for &id in &ids {
+            probes.extend([
+                LinkRequest::Each(Query {
+                    id: Some(id),
+                    ..any
+                }),
+                LinkRequest::Each(Query {
+                    source: Some(id),
+                    ..any
+                }),
+                LinkRequest::Each(Query {
+                    target: Some(id),
+                    ..any
+                }),
+            ]);
+            if let Some(&(source, target)) = self.links.get(&id) {
+                if source != 0 && target != 0 {
+                    probes.push(LinkRequest::Each(Query {
+                        source: Some(source),
+                        target: Some(target),
+                        ..any
+                    }));
+                }
+            }
+        }
+        probes
+    }
 }
 
 #[cfg(test)]

@@ -113,4 +113,18 @@ impl Model<UsageRequest> for UsageModel {
         probes.extend(members.into_iter().map(UsageRequest::SIsMember));
         probes
     }
+
+    /// The whole queue and set (one request each), and every number a found entry names, as a
+    /// key and as a member.
+    fn probes_around(&self, found: &[Entry]) -> Vec<UsageRequest> {
+        let numbers: BTreeSet<u64> = found
+            .iter()
+            .flat_map(|e| [e.key, e.value])
+            .filter(|n| (1..=MAX).contains(n))
+            .collect();
+        let mut probes = vec![UsageRequest::Queue, UsageRequest::Members];
+        probes.extend(numbers.iter().copied().map(UsageRequest::Get));
+        probes.extend(numbers.iter().copied().map(UsageRequest::SIsMember));
+        probes
+    }
 }
