@@ -2,14 +2,15 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using RedisVSDoublets;
 
-// `dotnet run -c Release --project csharp/RedisVSDoublets`: every suite, operation and backend of
-// spec/benchmarks.yaml, sampled as Criterion samples. Results (bencher lines) go to stdout,
-// progress and errors to stderr. Exit codes: 0 every cell measured and checked, 1 otherwise.
+// `dotnet run -c Release --project csharp/RedisVSDoublets [-- --list | --test | --filter REGEX]`:
+// every suite, operation and backend of spec/benchmarks.yaml, sampled as Criterion samples. Results
+// (bencher lines) go to stdout, progress and errors to stderr. Exit codes: 0 every cell measured
+// and checked, 1 otherwise.
 CultureInfo.DefaultThreadCurrentCulture = CultureInfo.InvariantCulture;
 CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
 try
 {
-    return new Bench().Run();
+    return new Bench(Options.Parse(args)).Run();
 }
 catch (Exception) when (RedisServer.Interrupted)
 {
@@ -25,7 +26,7 @@ catch (Exception e) when (e is SpecException or ValidationException or RequestEx
     return 1;
 }
 
-public sealed class Bench
+public sealed class Bench(Options options)
 {
     readonly string root = Spec.FindRoot(Directory.GetCurrentDirectory());
     readonly List<string> lines = [];
@@ -53,9 +54,23 @@ public sealed class Bench
     {
         // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
         spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
+        if (options.List)
+        {
+            foreach (var suite in spec.Suites)
+                foreach (var backend in suite.Backends)
+                    foreach (var op in suite.Operations.Where(op => options.Keeps($"{op.Id}/{backend}")))
+                        Console.WriteLine($"{op.Id}/{backend}: benchmark");
+            return 0;
+        }
+#if DEBUG
+        if (!options.Test)
+            throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
+#endif
         (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
+        if (results is not null && options.Test)
+            throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
         var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
         using var redis = server = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(Environment.GetEnvironmentVariable("REDIS_URL")) : null;
         if (server is not null)
@@ -89,13 +104,20 @@ public sealed class Bench
     /// <summary>How many cells will be measured and the least time their sampling takes (loading and checks come on top).</summary>
     string Schedule()
     {
-        var cells = spec.Suites.SelectMany(suite => suite.Backends.Where(b => Selected(suite, b)).Select(b => (suite, spec.Family(spec.Backend(b).Family).Sampling))).ToList();
-        var seconds = cells.Sum(c => c.suite.Operations.Count * (c.Sampling.WarmUpSeconds + c.Sampling.MeasurementSeconds));
-        return $"{cells.Sum(c => c.suite.Operations.Count)} cells to measure: at least {Math.Ceiling(seconds / 60)} min of warm-up and sampling";
+        var cells = (from suite in spec.Suites
+                     from backend in suite.Backends
+                     where Selected(suite, backend)
+                     from op in suite.Operations
+                     where options.Keeps($"{op.Id}/{backend}")
+                     select spec.Family(spec.Backend(backend).Family).Sampling).ToList();
+        if (options.Test) return $"{cells.Count} cells to check once each (--test: nothing is measured)";
+        var seconds = cells.Sum(s => s.WarmUpSeconds + s.MeasurementSeconds);
+        return $"{cells.Count} cells to measure: at least {Math.Ceiling(seconds / 60)} min of warm-up and sampling";
     }
 
     bool Selected(Suite suite, string backend) =>
-        suite.Backends.Contains(backend) && families.Any(f => f.Id == spec.Backend(backend).Family);
+        suite.Backends.Contains(backend) && families.Any(f => f.Id == spec.Backend(backend).Family)
+        && suite.Operations.Any(op => options.Keeps($"{op.Id}/{backend}"));
 
     void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>> doublets)
         where TRequest : IRequest<TRequest, TFound>
@@ -116,14 +138,28 @@ public sealed class Bench
             foreach (var p in prepared)
             {
                 var cell = $"{p.Operation.Id}/{backend}";
+                if (!options.Keeps(cell)) continue;
                 Console.Error.WriteLine($"{suite.Name}: {cell}…");
-                var (median, sd) = (0.0, 0.0);
-                Checks.Cell(p, store, loaded, cell, () => (median, sd) = Sampler.Measure(sampling, iterations =>
+                if (options.Test)
                 {
-                    long ticks = 0;
-                    for (long k = 0; k < iterations; k++) ticks += p.Measure(store, cell);
-                    return ticks;
-                }));
+                    Checks.Cell(p, store, loaded, cell, () => p.Measure(store, cell));
+                    Console.Error.WriteLine($"Testing {cell}: Success");
+                    continue;
+                }
+                var (median, sd) = (0.0, 0.0);
+                Checks.Cell(p, store, loaded, cell, () =>
+                {
+                    // The previous cell's garbage is collected here, not while this one is sampled.
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                    GC.Collect();
+                    (median, sd) = Sampler.Measure(sampling, iterations =>
+                    {
+                        long ticks = 0;
+                        for (long k = 0; k < iterations; k++) ticks += p.Measure(store, cell);
+                        return ticks;
+                    });
+                });
                 var line = Sampler.BencherLine(cell, median, sd);
                 lines.Add(line);
                 Console.WriteLine(line);

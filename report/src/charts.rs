@@ -205,7 +205,15 @@ fn against_b(
             .bold_line_style(INK.mix(0.3))
             .label_style(style.clone())
             .axis_desc_style(style)
-            .x_label_formatter(&|v| format!("{v:.0}"))
+            // Label the decades only: the ticks between them would run into each other.
+            .x_label_formatter(&|v| {
+                let decade = 10f64.powf(v.log10().round());
+                if (v - decade).abs() < decade * 1e-6 {
+                    redis_vs_doublets::results::Grouped(decade as u64).to_string()
+                } else {
+                    String::new()
+                }
+            })
             .y_label_formatter(&|v| y_label(*v))
             .draw()
             .map_err(draw_error)?;
@@ -224,13 +232,14 @@ fn against_b(
     Ok(svg)
 }
 
-/// Axis labels: "512 B", "1.5 KiB", "64 MiB".
+/// Axis labels at the decades of a log axis: "100 B", "10 kB", "1 MB" (decimal units, so that a
+/// label is its tick's exact value).
 fn format_bytes(bytes: f64) -> String {
     let mut value = bytes;
     let mut unit = 0;
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
+    const UNITS: [&str; 4] = ["B", "kB", "MB", "GB"];
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
         unit += 1;
     }
     format!(
