@@ -155,17 +155,28 @@ fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, backends: &[String]) -
 
 /// Time per iteration against the number of background links, one line per backend (log–log).
 pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
-    against_b(series, "time per iteration", &format_ns)
+    against_b(
+        series,
+        "background links (B)",
+        "time per iteration",
+        &format_ns,
+    )
 }
 
 /// Resident memory per unit of B against B, one line per store (log–log).
 pub fn memory(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
-    against_b(series, "resident memory per B", &format_bytes)
+    against_b(
+        series,
+        "B (background links, or keys with their queue items and members)",
+        "resident memory per B",
+        &format_bytes,
+    )
 }
 
 /// A value against B, one line per series (log–log).
 fn against_b(
     series: &[(String, Vec<(u64, f64)>)],
+    x_desc: &str,
     y_desc: &str,
     y_label: &dyn Fn(f64) -> String,
 ) -> Result<String> {
@@ -198,7 +209,7 @@ fn against_b(
             .map_err(draw_error)?;
         chart
             .configure_mesh()
-            .x_desc("background links (B)")
+            .x_desc(x_desc)
             .y_desc(y_desc)
             .axis_style(INK)
             .light_line_style(INK.mix(0.15))
