@@ -7,11 +7,11 @@ use common::config;
 use proptest::prelude::*;
 use redis_vs_doublets::{
     harness::{self, Prepared},
-    links::{self, Link, LinkRequest, LinksModel, Query},
+    links::{self, LinkRequest, LinksModel, Query},
     load_spec,
     redis_server::{redact, Server, LIBRARY},
     redis_store::{Mode, RedisRequest, RedisStore},
-    store::{Census, Store},
+    store::Store,
 };
 
 const ANY: Query = Query {
@@ -156,41 +156,6 @@ fn every_operation_is_undone_on_redis_in_every_mode_after_one_load() {
     }
 }
 
-/// A store that silently forgets every fifth link it creates, while reporting it created.
-struct Forgetful<S> {
-    inner: S,
-    created: u32,
-}
-
-impl<S: Store<LinkRequest>> Store<LinkRequest> for Forgetful<S> {
-    fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
-        for request in batch {
-            let mut reported = Vec::new();
-            self.inner
-                .run(std::slice::from_ref(request), |l| reported.push(l))?;
-            if *request == LinkRequest::CreatePoint {
-                self.created += 1;
-                if self.created % 5 == 0 {
-                    self.inner.run(
-                        &[LinkRequest::Update {
-                            id: reported[0].id,
-                            source: 0,
-                            target: 0,
-                        }],
-                        |_| {},
-                    )?;
-                }
-            }
-            reported.into_iter().for_each(&mut found);
-        }
-        Ok(())
-    }
-
-    fn census(&mut self) -> anyhow::Result<Census> {
-        self.inner.census()
-    }
-}
-
 fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
     let background = vec![LinkRequest::CreatePoint; count as usize];
     let mut model = LinksModel::default();
@@ -201,10 +166,7 @@ fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
 #[test]
 fn a_store_that_loses_links_fails_the_load() {
     let (background, mut model) = loaded_model(20);
-    let mut store = Forgetful {
-        inner: links::united_store().unwrap(),
-        created: 0,
-    };
+    let mut store = common::Forgetful::new(links::united_store().unwrap(), 5);
     let tally = redis_vs_doublets::spec::Tally {
         count: 20,
         sum: 210,
@@ -231,10 +193,7 @@ fn a_store_that_loses_links_fails_the_checked_iteration() {
         .unwrap();
     let prepared: Prepared<'_, LinkRequest> = Prepared::new(delete, &[10, 10]).unwrap();
     let (background, mut model) = loaded_model(10);
-    let mut store = Forgetful {
-        inner: links::split_store().unwrap(),
-        created: 0,
-    };
+    let mut store = common::Forgetful::new(links::split_store().unwrap(), 5);
     store.inner.run(&background, |_| {}).unwrap();
     let mut background = harness::Background {
         census: store.census().unwrap(),

@@ -4,11 +4,9 @@
 mod common;
 
 use redis_vs_doublets::{
-    links::{self, Link, LinkRequest, LinksModel},
-    load_spec,
-    memory::{self, Blocks, Footprint},
+    links::{self, LinkRequest, LinksModel},
+    load_spec, memory,
     redis_server::Server,
-    store::{Census, Store},
 };
 
 #[test]
@@ -43,57 +41,12 @@ fn stores_holding_almost_nothing_report_almost_nothing() {
     );
 }
 
-/// A store that drops every third link it creates (it sets it to (0, 0)) and says nothing.
-struct Lossy<S> {
-    inner: S,
-    created: u32,
-}
-
-impl<S: Store<LinkRequest>> Store<LinkRequest> for Lossy<S> {
-    fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
-        for request in batch {
-            let mut reported = Vec::new();
-            self.inner
-                .run(std::slice::from_ref(request), |l| reported.push(l))?;
-            if *request == LinkRequest::CreatePoint {
-                self.created += 1;
-            }
-            if *request == LinkRequest::CreatePoint && self.created % 3 == 0 {
-                let id = reported[0].id;
-                self.inner.run(
-                    &[LinkRequest::Update {
-                        id,
-                        source: 0,
-                        target: 0,
-                    }],
-                    |_| {},
-                )?;
-            }
-            reported.into_iter().for_each(&mut found);
-        }
-        Ok(())
-    }
-
-    fn census(&mut self) -> anyhow::Result<Census> {
-        self.inner.census()
-    }
-}
-
-impl<S: Footprint> Footprint for Lossy<S> {
-    fn blocks(&self) -> &Blocks {
-        self.inner.blocks()
-    }
-}
-
 #[test]
 fn a_store_that_fails_its_check_gives_no_figure() {
     let spec = load_spec().unwrap();
     let suite = spec.suite("links").unwrap();
     let error = memory::doublets::<LinkRequest, LinksModel, _>(suite, "lossy", &[30, 1], || {
-        Ok(Lossy {
-            inner: links::split_store()?,
-            created: 0,
-        })
+        Ok(common::Forgetful::new(links::split_store()?, 3))
     })
     .unwrap_err()
     .to_string();

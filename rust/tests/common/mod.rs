@@ -5,10 +5,63 @@
 use proptest::{prelude::*, test_runner::TestCaseError};
 use redis_vs_doublets::{
     harness,
+    links::{Link, LinkRequest},
+    memory::{Blocks, Footprint},
     redis_server::Server,
     redis_store::{Mode, RedisStore},
-    store::{Model, Request, Store},
+    store::{Census, Model, Request, Store},
 };
+
+/// A store that silently forgets every `every`-th link it creates (it sets it to (0, 0)), while
+/// reporting it created: the damage every check must catch.
+pub struct Forgetful<S> {
+    pub inner: S,
+    every: u32,
+    created: u32,
+}
+
+impl<S> Forgetful<S> {
+    pub fn new(inner: S, every: u32) -> Self {
+        Self {
+            inner,
+            every,
+            created: 0,
+        }
+    }
+}
+
+impl<S: Store<LinkRequest>> Store<LinkRequest> for Forgetful<S> {
+    fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
+        for request in batch {
+            let mut reported = Vec::new();
+            self.inner
+                .run(std::slice::from_ref(request), |l| reported.push(l))?;
+            if *request == LinkRequest::CreatePoint {
+                self.created += 1;
+                if self.created % self.every == 0 {
+                    let forgotten = LinkRequest::Update {
+                        id: reported[0].id,
+                        source: 0,
+                        target: 0,
+                    };
+                    self.inner.run(&[forgotten], |_| {})?;
+                }
+            }
+            reported.into_iter().for_each(&mut found);
+        }
+        Ok(())
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        self.inner.census()
+    }
+}
+
+impl<S: Footprint> Footprint for Forgetful<S> {
+    fn blocks(&self) -> &Blocks {
+        self.inner.blocks()
+    }
+}
 
 pub fn config() -> ProptestConfig {
     ProptestConfig {
