@@ -28,13 +28,7 @@ use redis_vs_doublets::{
 
 fn main() -> ExitCode {
     let result = std::panic::catch_unwind(run);
-    if redis_server::interrupted() {
-        // The interrupt closed the bench's connections, so the run failed; the handler is still
-        // removing what the run wrote and ends the process when done.
-        loop {
-            std::thread::park();
-        }
-    }
+    redis_server::wait_if_interrupted();
     match result {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
@@ -67,8 +61,8 @@ fn run() -> anyhow::Result<()> {
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let server = if families.iter().any(|f| f == "redis") {
+        redis_server::stop_on_interrupt()?;
         let server = Server::from_env()?;
-        stop_on_ctrl_c(&server)?;
         server.preflight(allow_flush)?;
         eprintln!("{} at {}", server.version()?, server.shown());
         Some(server)
@@ -205,30 +199,6 @@ fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     bench.doublets("Doublets_United_Volatile", united)?;
     bench.doublets("Doublets_Split_Volatile", split)?;
     bench.redis(server)
-}
-
-/// Ctrl-C (or SIGTERM) ends the run: what it wrote to a server it did not start is removed, and a
-/// disposable server is stopped (it also would be through PDEATHSIG, but only once this process
-/// is gone).
-fn stop_on_ctrl_c(server: &Server) -> anyhow::Result<()> {
-    let cleanup = server.cleanup();
-    let disposable = server.disposable.as_ref().map(|d| d.pid());
-    ctrlc::set_handler(move || {
-        match disposable {
-            // SAFETY: signals only the server this process started.
-            Some(pid) => unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGTERM);
-            },
-            None => {
-                if let Err(e) = cleanup.interrupt() {
-                    eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
-                }
-            }
-        }
-        eprintln!("interrupted");
-        std::process::exit(130);
-    })
-    .context("cannot install the Ctrl-C handler")
 }
 
 /// While Criterion measures a cell, its stdout goes to stderr: Criterion prints a cell's time as

@@ -209,11 +209,50 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// Every server this process uses now: a disposable one's pid, or what removes the run's writes.
+static ACTIVE: Mutex<Vec<(usize, Option<u32>, Cleanup)>> = Mutex::new(Vec::new());
+
+/// Makes Ctrl-C (and SIGTERM) end the run cleanly: every disposable server is stopped (it also
+/// would be through PDEATHSIG, but only once this process is gone), and what the run wrote to a
+/// server it did not start is removed. Call once, before any server is used.
+pub fn stop_on_interrupt() -> anyhow::Result<()> {
+    ctrlc::set_handler(|| {
+        let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for (_, disposable, cleanup) in active {
+            match disposable {
+                // SAFETY: signals only a server this process started.
+                Some(pid) => unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGTERM);
+                },
+                None => {
+                    if let Err(e) = cleanup.interrupt() {
+                        eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
+                    }
+                }
+            }
+        }
+        eprintln!("interrupted");
+        std::process::exit(130);
+    })
+    .context("cannot install the Ctrl-C handler")
+}
+
+/// For `main`, once the run has ended: when an interrupt closed the run's connections (which is
+/// why it failed), waits for the handler, which ends the process once it has cleaned up.
+pub fn wait_if_interrupted() {
+    if interrupted() {
+        loop {
+            thread::park();
+        }
+    }
+}
+
 impl Cleanup {
     /// For an interrupt: closes the run's connections first (the bench may be in the middle of a
     /// cell, and its next write would land after the cleanup), then removes what the run wrote.
     pub fn interrupt(&self) -> anyhow::Result<()> {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        eprintln!("interrupted: removing what the run wrote…");
         let clients = std::mem::take(
             &mut self
                 .written
@@ -243,9 +282,7 @@ impl Cleanup {
             return Ok(());
         }
         let mut con = self.client.get_connection()?;
-        for pattern in std::mem::take(&mut written.patterns) {
-            delete_matching(&mut con, pattern)?;
-        }
+        delete_matching(&mut con, &std::mem::take(&mut written.patterns))?;
         if std::mem::take(&mut written.library) {
             redis::cmd("FUNCTION")
                 .arg("DELETE")
@@ -256,17 +293,28 @@ impl Cleanup {
     }
 }
 
-/// Deletes every key that matches `pattern`, a SCAN batch at a time.
-fn delete_matching(con: &mut Connection, pattern: &str) -> anyhow::Result<()> {
+/// Whether `key` matches a suite's pattern: a whole name, or a prefix followed by `*`.
+fn matches(pattern: &str, key: &[u8]) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix.as_bytes()),
+        None => key == pattern.as_bytes(),
+    }
+}
+
+/// Deletes every key that matches one of `patterns`, in one SCAN of the database (a SCAN per
+/// pattern would walk millions of keys several times).
+fn delete_matching(con: &mut Connection, patterns: &[&str]) -> anyhow::Result<()> {
+    if patterns.is_empty() {
+        return Ok(());
+    }
     let mut cursor = 0u64;
     loop {
-        let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+        let (next, mut keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
             .arg(cursor)
-            .arg("MATCH")
-            .arg(pattern)
             .arg("COUNT")
             .arg(10_000)
             .query(con)?;
+        keys.retain(|key| patterns.iter().any(|p| matches(p, key)));
         if !keys.is_empty() {
             redis::cmd("UNLINK").arg(keys).exec(con)?;
         }
@@ -302,11 +350,18 @@ impl Server {
                 redact(&url)
             )
         })?;
+        let cleanup = Cleanup {
+            client: client.clone(),
+            written: Arc::default(),
+        };
+        let token = Arc::as_ptr(&cleanup.written) as usize;
+        ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).push((
+            token,
+            disposable.as_ref().map(DisposableServer::pid),
+            cleanup.clone(),
+        ));
         Ok(Self {
-            cleanup: Cleanup {
-                client: client.clone(),
-                written: Arc::default(),
-            },
+            cleanup,
             url,
             disposable,
             client,
@@ -320,11 +375,6 @@ impl Server {
     /// The URL as messages show it: without its password.
     pub fn shown(&self) -> String {
         redact(&self.url)
-    }
-
-    /// What removes this run's writes; the Ctrl-C handler holds a copy.
-    pub fn cleanup(&self) -> Cleanup {
-        self.cleanup.clone()
     }
 
     pub fn connect(&self) -> anyhow::Result<Connection> {
@@ -454,5 +504,25 @@ impl Drop for Server {
         if let Err(e) = self.release() {
             eprintln!("warning: {e:#}");
         }
+        let token = Arc::as_ptr(&self.cleanup.written) as usize;
+        ACTIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(t, ..)| *t != token);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn patterns_are_names_or_prefixes() {
+        assert!(matches("links", b"links"));
+        assert!(!matches("links", b"links:free"));
+        assert!(matches("links:*", b"links:free"));
+        assert!(matches("pair:*", b"pair:1:1"));
+        assert!(!matches("pair:*", b"pairs"));
+        assert!(!matches("k:*", b"someone:else"));
     }
 }
