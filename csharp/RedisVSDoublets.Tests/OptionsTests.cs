@@ -1,6 +1,6 @@
 namespace RedisVSDoublets.Tests;
 
-/// <summary>The harness's command line (no server needed).</summary>
+/// <summary>What needs no server: the harness's command line, and the key patterns a run cleans up by.</summary>
 public class OptionsTests
 {
     [Fact]
@@ -26,5 +26,15 @@ public class OptionsTests
     {
         Assert.Contains("unknown argument \"--bogus\"", Assert.Throws<ArgumentException>(() => Options.Parse(["--bogus"])).Message);
         Assert.Contains("not a regular expression", Assert.Throws<ArgumentException>(() => Options.Parse(["--filter", "("])).Message);
+    }
+
+    [Fact]
+    public void KeyPatternsAreNamesOrPrefixes()
+    {
+        Assert.True(RedisServer.Matches("links", "links"));
+        Assert.False(RedisServer.Matches("links", "links:free"));
+        Assert.True(RedisServer.Matches("links:*", "links:free"));
+        Assert.False(RedisServer.Matches("pair:*", "pairs"));
+        Assert.False(RedisServer.Matches("k:*", "someone:else"));
     }
 }

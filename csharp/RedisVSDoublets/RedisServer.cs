@@ -238,21 +238,24 @@ public sealed class RedisServer : IDisposable
         {
             var db = connection.GetDatabase();
             var server = connection.GetServer(connection.GetEndPoints()[0]);
-            foreach (var pattern in patterns)
+            // One SCAN of the database, matched here: a SCAN per pattern would walk millions of keys several times.
+            var batch = new List<RedisKey>();
+            foreach (var key in patterns.Count == 0 ? [] : server.Keys(db.Database, pageSize: 10_000))
             {
-                var batch = new List<RedisKey>();
-                foreach (var key in server.Keys(db.Database, pattern, pageSize: 10_000))
-                {
-                    batch.Add(key);
-                    if (batch.Count == 10_000) { db.KeyDelete([.. batch]); batch.Clear(); }
-                }
-                if (batch.Count > 0) db.KeyDelete([.. batch]);
+                if (!patterns.Any(p => Matches(p, key!))) continue;
+                batch.Add(key);
+                if (batch.Count == 10_000) { db.KeyDelete([.. batch]); batch.Clear(); }
             }
+            if (batch.Count > 0) db.KeyDelete([.. batch]);
             patterns.Clear();
             if (libraryLoaded) db.Execute("FUNCTION", "DELETE", Library.Links.Name);
             libraryLoaded = false;
         }
     }
+
+    /// <summary>Whether <paramref name="key"/> matches a suite's pattern: a whole name, or a prefix followed by <c>*</c>.</summary>
+    public static bool Matches(string pattern, string key) =>
+        pattern.EndsWith('*') ? key.StartsWith(pattern[..^1], StringComparison.Ordinal) : key == pattern;
 
     public void Dispose()
     {
