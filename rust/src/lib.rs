@@ -33,8 +33,9 @@ use store::Request;
 
 /// The spec file of this checkout.
 pub fn spec_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate lives in rust/ of the repository")
         .join(spec::SPEC_PATH)
 }
 

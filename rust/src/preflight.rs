@@ -23,7 +23,7 @@ pub fn inputs(
         .into_iter()
         .map(|f| f.id.clone())
         .collect();
-    check_memory(spec, &sizes, &families, available)?;
+    check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
     for suite in &spec.suites {
         match suite.id.as_str() {
             "links" => drop(crate::harness::plan::<LinkRequest>(suite, &sizes)?),
@@ -52,24 +52,23 @@ pub fn memory_needed(spec: &Spec, sizes: &[u64], families: &[String]) -> anyhow:
     Ok(most)
 }
 
-/// Refuses sizes whose estimated memory exceeds what this machine has available.
+/// Refuses sizes whose estimated memory exceeds what this machine has available, naming B the way
+/// it was given (`given_as`: a variable, or the command line's B).
 pub fn check_memory(
     spec: &Spec,
     sizes: &[u64],
     families: &[String],
     available: u64,
+    given_as: &str,
 ) -> anyhow::Result<()> {
     let needed = memory_needed(spec, sizes, families)?;
     if needed > u128::from(available) {
-        let size = &spec.sizes[0];
         bail!(
-            "{}={} needs about {} of memory, but this machine has {} available: lower {} \
-             (the estimate is memory_per_request in {})",
-            size.env,
+            "{given_as}={} needs about {} of memory, but this machine has {} available: lower \
+             {given_as} (the estimate is memory_per_request in {})",
             sizes[0],
             bytes(needed),
             bytes(u128::from(available)),
-            size.env,
             spec.path
         );
     }
