@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole comparison at one size and updates the READMEs' results:
+# Runs the whole comparison at one size, adds its result files to docs/sample-results and updates
+# the READMEs' results from that folder:
 #   examples/run-comparison.sh B [N]      (N defaults to 100)
 # Environment: BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
 # BENCHMARK_CPUS (a taskset CPU list: pins the Redis server and the benches), REDIS_URL (use that
@@ -124,9 +125,12 @@ for language in "${language_list[@]}"; do
 done
 stop_server
 
-say "updating README.md, README.ru.md and docs/charts"
+# The READMEs are made from the committed folder, never from target/ (which git ignores), so that
+# what this writes can be committed as it is and scripts/check-readme.sh passes on a clean clone.
+say "copying the result files into docs/sample-results and updating the READMEs from there"
+cp "$results"/*.txt docs/sample-results/
 allow=()
 [ -z "${BENCHMARK_BACKEND:-}" ] || allow=(--allow-missing)
-cargo run -q -p report -- "${allow[@]}" "$results"
+cargo run -q -p report -- "${allow[@]}" docs/sample-results
 ln -sfn "$stamp" target/results/latest
-say "done: result files in $results, tables in README.md and README.ru.md, charts in docs/charts"
+say "done: commit README.md, README.ru.md and docs/ (result files, charts, results.json) together"
