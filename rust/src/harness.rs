@@ -28,8 +28,8 @@ pub struct Background<'m, M> {
 
 /// One cell: the checked iteration, the background checked after its undo around what the
 /// operation touched, with the store's counts (so a bad undo is blamed on its own operation), then
-/// `measure`, then the whole background checked again. A cell whose
-/// `measure` returns may print its time only after this returns `Ok`.
+/// `measure`, then the whole background checked again. A cell may print its time only after this
+/// returns `Ok`.
 pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     prepared: &Prepared<'_, R>,
     store: &mut S,
