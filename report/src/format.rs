@@ -63,44 +63,45 @@ pub fn significant(value: f64, lang: Lang) -> String {
     format!("{value:.decimals$}").replace('.', &lang.decimal_separator().to_string())
 }
 
+/// A unit of a scale: how many base units it holds, and its English and Russian symbols.
+type Unit = (f64, &'static str, &'static str);
+
+/// The largest of `units` (largest first) that keeps a whole part of `value`, with the value in it.
+fn in_unit(value: f64, units: &[Unit], lang: Lang) -> (f64, f64, &'static str) {
+    let (scale, en, ru) = units
+        .iter()
+        .copied()
+        .find(|(scale, ..)| value >= *scale)
+        .unwrap_or(units[units.len() - 1]);
+    (value / scale, scale, if lang == Lang::En { en } else { ru })
+}
+
 /// Nanoseconds in the largest unit that keeps a whole part: "812 ns", "12.3 µs", "1.23 ms".
 pub fn duration(ns: f64, lang: Lang) -> String {
-    let units: [(f64, &str, &str); 4] = [
+    const UNITS: [Unit; 4] = [
         (1e9, "s", "с"),
         (1e6, "ms", "мс"),
         (1e3, "µs", "мкс"),
         (1.0, "ns", "нс"),
     ];
-    let (scale, en, ru) = units
-        .iter()
-        .copied()
-        .find(|(scale, ..)| ns >= *scale)
-        .unwrap_or(units[3]);
+    let (value, scale, unit) = in_unit(ns, &UNITS, lang);
     // Rounding can carry into the next unit (999.7 µs → "1,000 µs"): print it there instead.
-    let value = ns / scale;
     if value >= 999.5 && scale < 1e9 {
         return duration(1000.0 * scale, lang);
     }
-    let unit = if lang == Lang::En { en } else { ru };
     format!("{} {unit}", significant(value, lang))
 }
 
 /// Bytes in the largest binary unit that keeps a whole part, three significant digits:
 /// "688 B", "65.6 MiB", "1.23 GiB" ("65,6 МиБ" in Russian).
 pub fn bytes(n: f64, lang: Lang) -> String {
-    let units: [(f64, &str, &str); 4] = [
+    const UNITS: [Unit; 4] = [
         (1024.0 * 1024.0 * 1024.0, "GiB", "ГиБ"),
         (1024.0 * 1024.0, "MiB", "МиБ"),
         (1024.0, "KiB", "КиБ"),
         (1.0, "B", "Б"),
     ];
-    let (scale, en, ru) = units
-        .iter()
-        .copied()
-        .find(|(scale, ..)| n >= *scale)
-        .unwrap_or(units[3]);
-    let value = n / scale;
-    let unit = if lang == Lang::En { en } else { ru };
+    let (value, scale, unit) = in_unit(n, &UNITS, lang);
     if scale == 1.0 {
         return format!("{} {unit}", whole(n.round() as u64, lang));
     }
@@ -137,6 +138,14 @@ mod tests {
         assert_eq!(duration(1_500_000_000.0, Lang::Ru), "1,50 с");
         assert_eq!(duration(0.4, Lang::En), "0.400 ns");
         assert_eq!(significant(1_314.0, Lang::En), "1,310");
+    }
+
+    #[test]
+    fn bytes_take_binary_units() {
+        assert_eq!(bytes(688.4, Lang::En), "688 B");
+        assert_eq!(bytes(1_536.0, Lang::En), "1.50 KiB");
+        assert_eq!(bytes(68_787_814.0, Lang::Ru), "65,6 МиБ");
+        assert_eq!(bytes(4_187_593_113.0, Lang::En), "3.90 GiB");
     }
 
     #[test]

@@ -300,14 +300,30 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
             return Ok(());
         }
         let mut store = make()?;
+        self.measure(&mut store, backend, &[backend], |_, _| {})
+    }
+
+    /// Loads the background into `store` once, then measures every operation as each of
+    /// `backends`, `switch` readying the store for the k-th.
+    fn measure<S: Store<R>>(
+        &mut self,
+        store: &mut S,
+        name: &str,
+        backends: &[&str],
+        mut switch: impl FnMut(&mut S, usize),
+    ) -> anyhow::Result<()> {
         let Self {
             runner,
             background,
             prepared,
             model,
         } = self;
-        let mut background = load(runner, background, prepared, model, &mut store, backend)?;
-        cells(runner, prepared, &mut store, &mut background, backend)
+        let mut loaded = load(runner, background, prepared, model, store, name)?;
+        for (k, backend) in backends.iter().enumerate() {
+            switch(store, k);
+            cells(runner, prepared, store, &mut loaded, backend)?;
+        }
+        Ok(())
     }
 
     /// One load serves the three modes: every iteration is undone and the checks prove it.
@@ -324,26 +340,10 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
             con: server.claim(R::KEYS, self.runner.allow_flush)?,
             mode: Mode::Pipeline,
         };
-        let Self {
-            runner,
-            background,
-            prepared,
-            model,
-        } = self;
-        let measured = load(runner, background, prepared, model, &mut store, "Redis").and_then(
-            |mut background| {
-                modes.into_iter().try_for_each(|mode| {
-                    store.mode = mode;
-                    cells(
-                        runner,
-                        prepared,
-                        &mut store,
-                        &mut background,
-                        mode.backend(),
-                    )
-                })
-            },
-        );
+        let backends: Vec<&str> = modes.iter().map(|m| m.backend()).collect();
+        let measured = self.measure(&mut store, "Redis", &backends, |store, k| {
+            store.mode = modes[k];
+        });
         let released = server.release();
         measured.and(released)
     }
