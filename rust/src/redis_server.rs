@@ -33,18 +33,12 @@ pub struct Library {
     pub name: String,
     /// The source with the name filled in, as `FUNCTION LOAD` takes it.
     pub code: String,
-    functions: Vec<(&'static str, String)>,
-}
-
-impl Library {
-    /// The server-wide name of one of the library's functions (`create_point`, `update`, …).
-    pub fn function(&self, short: &str) -> &str {
-        self.functions
-            .iter()
-            .find(|(s, _)| *s == short)
-            .map(|(_, full)| full.as_str())
-            .unwrap_or_else(|| panic!("redis/links.lua registers no function {short}"))
-    }
+    /// The server-wide names of its functions, made once: commands are built inside measured loops.
+    pub create_point: String,
+    pub create: String,
+    pub update: String,
+    pub delete: String,
+    pub create_points: String,
 }
 
 pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
@@ -52,20 +46,15 @@ pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
         "rvd_{}",
         &sha1_smol::Sha1::from(LIBRARY_SOURCE).digest().to_string()[..12]
     );
-    let functions = [
-        "create_point",
-        "create",
-        "update",
-        "delete",
-        "create_points",
-    ]
-    .into_iter()
-    .map(|f| (f, format!("{name}_{f}")))
-    .collect();
+    let function = |short: &str| format!("{name}_{short}");
     Library {
         code: LIBRARY_SOURCE.replace(LIBRARY_TOKEN, &name),
+        create_point: function("create_point"),
+        create: function("create"),
+        update: function("update"),
+        delete: function("delete"),
+        create_points: function("create_points"),
         name,
-        functions,
     }
 });
 

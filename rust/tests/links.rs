@@ -275,7 +275,7 @@ fn redis_functions_check_arguments_before_writing() {
     let mut con = server.claim(&[], false).unwrap();
     let fcall = |con: &mut redis::Connection, args: &[&str]| -> Result<redis::Value, String> {
         redis::cmd("FCALL")
-            .arg(LIBRARY.function(args[0]))
+            .arg(format!("{}_{}", LIBRARY.name, args[0]))
             .arg(0)
             .arg(&args[1..])
             .query(con)
@@ -447,10 +447,7 @@ fn the_library_is_named_after_its_content() {
         LIBRARY.name
     );
     assert!(!LIBRARY.code.contains("__LIBRARY__"));
-    assert_eq!(
-        LIBRARY.function("update"),
-        format!("{}_update", LIBRARY.name)
-    );
+    assert_eq!(LIBRARY.update, format!("{}_update", LIBRARY.name));
 }
 
 #[test]

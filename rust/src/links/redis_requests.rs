@@ -13,7 +13,7 @@ use crate::{
 /// A call of one of `redis/links.lua`'s functions, by its server-wide name.
 fn fcall(function: &str) -> Cmd {
     let mut c = cmd("FCALL");
-    c.arg(LIBRARY.function(function)).arg(0);
+    c.arg(function).arg(0);
     c
 }
 
@@ -36,14 +36,16 @@ impl RedisRequest for LinkRequest {
 
     fn command(&self) -> Cmd {
         match *self {
-            LinkRequest::CreatePoint => fcall("create_point"),
+            LinkRequest::CreatePoint => fcall(&LIBRARY.create_point),
             LinkRequest::Create { source, target } => {
-                fcall("create").arg(source).arg(target).clone()
+                fcall(&LIBRARY.create).arg(source).arg(target).clone()
             }
-            LinkRequest::Update { id, source, target } => {
-                fcall("update").arg(id).arg(source).arg(target).clone()
-            }
-            LinkRequest::Delete { id } => fcall("delete").arg(id).clone(),
+            LinkRequest::Update { id, source, target } => fcall(&LIBRARY.update)
+                .arg(id)
+                .arg(source)
+                .arg(target)
+                .clone(),
+            LinkRequest::Delete { id } => fcall(&LIBRARY.delete).arg(id).clone(),
             LinkRequest::Each(Query { id: Some(id), .. }) => {
                 cmd("HGET").arg("links").arg(id).clone()
             }
@@ -139,7 +141,7 @@ impl RedisRequest for LinkRequest {
                 .map(|start| CHUNK.min(points - start))
                 .collect();
             for &count in &counts {
-                pipe.add_command(fcall("create_points").arg(count).clone());
+                pipe.add_command(fcall(&LIBRARY.create_points).arg(count).clone());
             }
             let firsts: Vec<u64> = pipe.query(con).context("loading point links")?;
             for (first, count) in firsts.into_iter().zip(counts) {
