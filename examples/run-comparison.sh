@@ -131,6 +131,6 @@ say "copying the result files into docs/sample-results and updating the READMEs 
 cp "$results"/*.txt docs/sample-results/
 allow=()
 [ -z "${BENCHMARK_BACKEND:-}" ] || allow=(--allow-missing)
-cargo run -q -p report -- "${allow[@]}" docs/sample-results
+cargo run -q --release -p report -- "${allow[@]}" docs/sample-results
 ln -sfn "$stamp" target/results/latest
 say "done: commit README.md, README.ru.md and docs/ (result files, charts, results.json) together"
