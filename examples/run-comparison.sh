@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the whole comparison at one size, adds its result files to docs/sample-results and updates
-# the READMEs' results from that folder:
+# Runs the whole comparison at one size in R rounds, puts its result files into docs/sample-results
+# (replacing that size's earlier ones) and updates the READMEs' results from that folder:
 #   examples/run-comparison.sh B [N]      (N defaults to 100)
-# Environment: BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
+# Environment: BENCHMARK_ROUNDS (default 3; even rounds measure the backends in reverse order),
+# BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
 # BENCHMARK_CPUS (a taskset CPU list: pins the Redis server and the benches), REDIS_URL (use that
 # server instead of a disposable one). Exits non-zero when any step fails; the report is written
 # only after every run succeeded, so a failed or interrupted run leaves the READMEs as they were.
@@ -19,6 +20,8 @@ operations=${2:-100}
 [[ $operations =~ ^[1-9][0-9]{0,17}$ ]] || { echo "error: N=$operations is not a whole number from 1 to 10^18" >&2; usage; }
 [ "$operations" -le "$background" ] || { echo "error: N=$operations is more than B=$background (N operations reach at most B links)" >&2; usage; }
 languages=${BENCHMARK_LANGUAGES:-rust,csharp}
+rounds=${BENCHMARK_ROUNDS:-3}
+[[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "error: BENCHMARK_ROUNDS=$rounds is not a whole number from 1 to 99" >&2; exit 2; }
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 need() {
@@ -109,25 +112,33 @@ if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
 fi
 
 
-for language in "${language_list[@]}"; do
-  case $language in
-    rust)
-      say "Rust: measuring at B=$background, N=$operations (progress below)"
-      BENCHMARK_RESULTS="$PWD/$results/rust-b$background-n$operations.txt" \
-        step "${pin[@]}" cargo bench -q -p redis-vs-doublets --bench bench -- --output-format bencher
-      ;;
-    csharp)
-      say "C#: measuring at B=$background, N=$operations"
-      BENCHMARK_RESULTS="$PWD/$results/csharp-b$background-n$operations.txt" \
-        step "${pin[@]}" dotnet run -c Release --no-build --project csharp/RedisVSDoublets
-      ;;
-  esac
+began=$SECONDS
+for round in $(seq "$rounds"); do
+  for language in "${language_list[@]}"; do
+    name=$language-b$background-n$operations-r$round.txt
+    case $language in
+      rust)
+        say "Rust: round $round of $rounds at B=$background, N=$operations (progress below)"
+        BENCHMARK_ROUND=$round BENCHMARK_RESULTS="$PWD/$results/$name" \
+          step "${pin[@]}" cargo bench -q -p redis-vs-doublets --bench bench -- --output-format bencher
+        ;;
+      csharp)
+        say "C#: round $round of $rounds at B=$background, N=$operations"
+        BENCHMARK_ROUND=$round BENCHMARK_RESULTS="$PWD/$results/$name" \
+          step "${pin[@]}" dotnet run -c Release --no-build --project csharp/RedisVSDoublets
+        ;;
+    esac
+  done
 done
+say "measured $rounds round(s) of ${languages} in $(( (SECONDS - began) / 60 )) min $(( (SECONDS - began) % 60 )) s (each round printed its sampling estimate and time above)"
 stop_server
 
 # The READMEs are made from the committed folder, never from target/ (which git ignores), so that
 # what this writes can be committed as it is and scripts/check-readme.sh passes on a clean clone.
-say "copying the result files into docs/sample-results and updating the READMEs from there"
+say "replacing this size's result files in docs/sample-results and updating the READMEs from there"
+for language in "${language_list[@]}"; do
+  rm -f docs/sample-results/"$language-b$background-n$operations"{,-r*}.txt
+done
 cp "$results"/*.txt docs/sample-results/
 allow=()
 [ -z "${BENCHMARK_BACKEND:-}" ] || allow=(--allow-missing)

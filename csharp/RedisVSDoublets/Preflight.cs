@@ -31,6 +31,15 @@ public static class Preflight
     }
 
     /// <summary>The spec's estimate: per background request of a suite, the harness always plus the selected families' stores; the most any suite needs.</summary>
+    /// <summary>Which round of a run this is (BENCHMARK_ROUND, from 1; default 1). Even rounds
+    /// measure the backends in reverse order, so that drift over a run favours none of them.</summary>
+    public static uint Round(Func<string, string?> get) => get("BENCHMARK_ROUND") switch
+    {
+        null => 1,
+        var text when uint.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var round) && round >= 1 => round,
+        var text => throw new ArgumentException($"BENCHMARK_ROUND={text} is not a whole number from 1"),
+    };
+
     public static UInt128 MemoryNeeded(Spec spec, ulong[] sizes, IEnumerable<FamilyDef> families)
     {
         var ids = families.Select(f => f.Id).Prepend("harness").ToList();

@@ -34,6 +34,8 @@ public sealed class Bench(Options options)
     ulong[] sizes = [];
     IReadOnlyList<FamilyDef> families = [];
     RedisServer? server;
+    uint round = 1;
+    string fingerprint = "";
 
     /// <summary>Checks a request against the suite that will run it: the suites this harness knows.</summary>
     public static string? CheckRequest(string suite, string verb, ulong?[] args)
@@ -67,6 +69,8 @@ public sealed class Bench(Options options)
             throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
 #endif
         (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
+        round = Preflight.Round(Environment.GetEnvironmentVariable);
+        fingerprint = Provenance.Fingerprint(root, spec.File.Fingerprint);
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Test)
@@ -78,7 +82,11 @@ public sealed class Bench(Options options)
             server.Preflight(allowFlush);
             Console.Error.WriteLine($"{server.Version()} at {server.Shown}");
         }
-        Console.Error.WriteLine(Schedule());
+        var (count, estimate) = Schedule();
+        Console.Error.WriteLine(options.Test
+            ? $"{count} cells to check once each (--test: nothing is measured)"
+            : $"fingerprint {fingerprint}; round {round}: {count} cells to measure: {Minutes(estimate)} of warm-up and sampling, loads and checks on top");
+        var started = System.Diagnostics.Stopwatch.StartNew();
 
         foreach (var suite in spec.Suites)
         {
@@ -96,13 +104,17 @@ public sealed class Bench(Options options)
                     throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
         }
+        if (!options.Test)
+            Console.Error.WriteLine($"round {round} took {Minutes(started.Elapsed.TotalSeconds)} against {Minutes(estimate)} of sampling ({started.Elapsed.TotalSeconds / Math.Max(estimate, 1):F2}×)");
         if (results is not null) WriteResults(results);
         return 0;
     }
 
+    static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
 
-    /// <summary>How many cells will be measured and the least time their sampling takes (loading and checks come on top).</summary>
-    string Schedule()
+
+    /// <summary>How many cells will be measured and the seconds their sampling takes (loading and checks come on top).</summary>
+    (int Cells, double Seconds) Schedule()
     {
         var cells = (from suite in spec.Suites
                      from backend in suite.Backends
@@ -110,9 +122,7 @@ public sealed class Bench(Options options)
                      from op in suite.Operations
                      where options.Keeps($"{op.Id}/{backend}")
                      select spec.Family(spec.Backend(backend).Family).Sampling).ToList();
-        if (options.Test) return $"{cells.Count} cells to check once each (--test: nothing is measured)";
-        var seconds = cells.Sum(s => s.WarmUpSeconds + s.MeasurementSeconds);
-        return $"{cells.Count} cells to measure: at least {Math.Ceiling(seconds / 60)} min of warm-up and sampling";
+        return (cells.Count, cells.Sum(s => s.WarmUpSeconds + s.MeasurementSeconds));
     }
 
     bool Selected(Suite suite, string backend) =>
@@ -174,17 +184,26 @@ public sealed class Bench(Options options)
             return loaded;
         }
 
-        foreach (var (backend, layout) in new[] { ("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split) })
+        // Even rounds measure the backends in reverse order, so that drift favours none of them.
+        var reversed = round % 2 == 0;
+        void Doublets()
         {
-            if (!Selected(suite, backend)) continue;
-            var store = doublets(layout);
-            try
+            IEnumerable<(string, Layout)> stores = [("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split)];
+            foreach (var (backend, layout) in reversed ? stores.Reverse() : stores)
             {
-                Cells(store, Load(store, backend), backend);
+                if (!Selected(suite, backend)) continue;
+                var store = doublets(layout);
+                try
+                {
+                    Cells(store, Load(store, backend), backend);
+                }
+                finally { (store as IDisposable)?.Dispose(); }
             }
-            finally { (store as IDisposable)?.Dispose(); }
         }
+
+        if (!reversed) Doublets();
         var modes = Modes.All.Where(m => Selected(suite, m.Backend())).ToList();
+        if (reversed) modes.Reverse();
         if (modes.Count > 0 && server is not null)
         {
             // One load serves the three modes: every iteration is undone and the checks prove it.
@@ -202,6 +221,7 @@ public sealed class Bench(Options options)
             }
             finally { server.Release(); }
         }
+        if (reversed) Doublets();
         foreach (var backend in suite.Backends)
             if (Selected(suite, backend) && !done.Contains(backend))
                 throw new SpecException($"{spec.Path}: suite {suite.Id} lists backend {backend}, which no store implements");
@@ -219,6 +239,8 @@ public sealed class Bench(Options options)
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
+        provenance.Add(("round", round.ToString(CultureInfo.InvariantCulture)));
+        provenance.Add(("fingerprint", fingerprint));
         if (server is not null) provenance.Add(("redis", server.Version()));
         provenance.AddRange(Provenance.Common(root));
         var text = string.Concat(provenance.Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
@@ -247,8 +269,39 @@ public sealed class Bench(Options options)
 }
 
 /// <summary>The conditions a run measured under, as the Rust side writes them.</summary>
-static class Provenance
+public static class Provenance
 {
+    /// <summary>
+    /// The fingerprint of what a run measured, as the Rust side computes it (provenance::fingerprint):
+    /// the SHA-1 of every file under the spec's fingerprint paths (directories named bin, obj and
+    /// target left out), each file's path, length and bytes in path order.
+    /// </summary>
+    public static string Fingerprint(string root, IEnumerable<string> paths)
+    {
+        if (!paths.Any()) throw new SpecException("the spec lists no fingerprint paths, so no result could be told from a stale one");
+        var files = new SortedSet<string>(StringComparer.Ordinal);
+        void Collect(string path)
+        {
+            if (File.Exists(path)) { files.Add(Path.GetRelativePath(root, path).Replace('\\', '/')); return; }
+            foreach (var entry in Directory.EnumerateFileSystemEntries(path))
+                if (!(Directory.Exists(entry) && Path.GetFileName(entry) is "bin" or "obj" or "target")) Collect(entry);
+        }
+        foreach (var path in paths)
+        {
+            var full = Path.Combine(root, path);
+            if (!File.Exists(full) && !Directory.Exists(full)) throw new SpecException($"spec fingerprint: {path} does not exist in {root}");
+            Collect(full);
+        }
+        using var sha = System.Security.Cryptography.IncrementalHash.CreateHash(System.Security.Cryptography.HashAlgorithmName.SHA1);
+        foreach (var name in files)
+        {
+            var bytes = File.ReadAllBytes(Path.Combine(root, name));
+            sha.AppendData(System.Text.Encoding.UTF8.GetBytes($"{name}\0{bytes.Length}\0"));
+            sha.AppendData(bytes);
+        }
+        return Convert.ToHexStringLower(sha.GetHashAndReset());
+    }
+
     public static IEnumerable<(string, string)> Common(string root)
     {
         var commit = Environment.GetEnvironmentVariable("GITHUB_SHA") ?? Bench.Command("git", "-C", root, "rev-parse", "HEAD") ?? "unknown";

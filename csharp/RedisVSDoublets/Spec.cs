@@ -94,6 +94,8 @@ public sealed class SpecFile
     public List<SizeDef> Sizes { get; set; } = [];
     public List<FamilyDef> Families { get; set; } = [];
     public string FamilyEnv { get; set; } = "";
+    /// <summary>The paths, relative to the repository, whose files a result's fingerprint covers.</summary>
+    public List<string> Fingerprint { get; set; } = [];
     public List<BackendDef> Backends { get; set; } = [];
     public List<SuiteDef> Suites { get; set; } = [];
     /// <summary>The memory measurement (run by the Rust side): the B it is published at, and its method text.</summary>

@@ -58,6 +58,8 @@ fn run() -> anyhow::Result<()> {
         described.join(", "),
         families.join(", ")
     );
+    let round = preflight::round(|var| std::env::var(var).ok())?;
+    let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let server = if families.iter().any(|f| f == "redis") {
@@ -69,7 +71,12 @@ fn run() -> anyhow::Result<()> {
     } else {
         None
     };
-    eprintln!("{}", schedule(&spec, &families));
+    let (cells, estimate) = schedule(&spec, &families);
+    eprintln!(
+        "fingerprint {fingerprint}; round {round}: {cells} cells to measure: {} of warm-up and sampling, loads and checks on top",
+        minutes(estimate)
+    );
+    let started = std::time::Instant::now();
 
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     let mut criterion = Criterion::default()
@@ -83,6 +90,7 @@ fn run() -> anyhow::Result<()> {
             sizes: &sizes,
             families: &families,
             allow_flush,
+            reversed: round % 2 == 0,
             criterion: &mut criterion,
             output: &output,
             done: Vec::new(),
@@ -107,6 +115,12 @@ fn run() -> anyhow::Result<()> {
         runner.finish()?;
     }
     criterion.final_summary();
+    eprintln!(
+        "round {round} took {} against {} of sampling ({:.2}×)",
+        minutes(started.elapsed().as_secs_f64()),
+        minutes(estimate),
+        started.elapsed().as_secs_f64() / estimate.max(1.0)
+    );
 
     if let Some(path) = results {
         if measured.is_empty() {
@@ -121,6 +135,8 @@ fn run() -> anyhow::Result<()> {
                 .map(|(size, value)| (size.key.as_str(), value.to_string())),
         );
         lines.push(("families", families.join(",")));
+        lines.push(("round", round.to_string()));
+        lines.push(("fingerprint", fingerprint.clone()));
         if let Some(server) = &server {
             lines.push(("redis", server.version()?));
         }
@@ -167,9 +183,13 @@ fn estimate(
     Ok(Some((point("median")?, point("std_dev")?)))
 }
 
-/// How many cells will be measured and the least time the spec's sampling takes for them
-/// (loading and checking come on top).
-fn schedule(spec: &Spec, families: &[String]) -> String {
+fn minutes(seconds: f64) -> String {
+    format!("{:.1} min", seconds / 60.0)
+}
+
+/// How many cells will be measured and the seconds the spec's sampling takes for them (loading
+/// and checking come on top).
+fn schedule(spec: &Spec, families: &[String]) -> (usize, f64) {
     let mut cells = 0;
     let mut seconds = 0.0;
     for suite in &spec.suites {
@@ -182,13 +202,10 @@ fn schedule(spec: &Spec, families: &[String]) -> String {
             }
         }
     }
-    format!(
-        "{cells} cells to measure: at least {:.0} min of warm-up and sampling",
-        (seconds / 60.0).ceil()
-    )
+    (cells, seconds)
 }
 
-/// A suite on both doublets stores and on Redis in its three modes.
+/// A suite on both doublets stores and on Redis in its three modes (in reverse on even rounds).
 fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     runner: &mut Runner<'_>,
     server: Option<&Server>,
@@ -196,9 +213,15 @@ fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     split: impl FnOnce() -> anyhow::Result<P>,
 ) -> anyhow::Result<()> {
     let mut bench = runner.start::<R, M>()?;
-    bench.doublets("Doublets_United_Volatile", united)?;
-    bench.doublets("Doublets_Split_Volatile", split)?;
-    bench.redis(server)
+    if bench.runner.reversed {
+        bench.redis(server)?;
+        bench.doublets("Doublets_Split_Volatile", split)?;
+        bench.doublets("Doublets_United_Volatile", united)
+    } else {
+        bench.doublets("Doublets_United_Volatile", united)?;
+        bench.doublets("Doublets_Split_Volatile", split)?;
+        bench.redis(server)
+    }
 }
 
 /// While Criterion measures a cell, its stdout goes to stderr: Criterion prints a cell's time as
@@ -236,6 +259,8 @@ struct Runner<'a> {
     sizes: &'a [u64],
     families: &'a [String],
     allow_flush: bool,
+    /// This round measures the backends in reverse order.
+    reversed: bool,
     criterion: &'a mut Criterion,
     output: &'a Path,
     done: Vec<String>,
@@ -329,10 +354,13 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
     /// One load serves the three modes: every iteration is undone and the checks prove it.
     /// The suite's keys are removed afterwards, whatever happened.
     fn redis(&mut self, server: Option<&Server>) -> anyhow::Result<()> {
-        let modes: Vec<Mode> = Mode::ALL
+        let mut modes: Vec<Mode> = Mode::ALL
             .into_iter()
             .filter(|m| self.runner.selected(m.backend()))
             .collect();
+        if self.runner.reversed {
+            modes.reverse();
+        }
         let Some(server) = server.filter(|_| !modes.is_empty()) else {
             return Ok(());
         };

@@ -179,9 +179,7 @@ impl<'a, R: Request> Prepared<'a, R> {
     pub fn measure(&self, store: &mut impl Store<R>, cell: &str) -> Duration {
         let mut tally = Tally::default();
         let start = Instant::now();
-        let result = store.run(&self.work, |found| {
-            tally.add(R::id(&std::hint::black_box(found)))
-        });
+        let result = store.run(&self.work, |found| tally.add(R::id(&found)));
         let elapsed = start.elapsed();
         if let Err(e) = result {
             panic!("{cell}: {e:#}");

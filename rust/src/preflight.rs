@@ -34,6 +34,18 @@ pub fn inputs(
     Ok((sizes, families))
 }
 
+/// Which round of a run this is (BENCHMARK_ROUND, from 1; default 1). Even rounds measure the
+/// backends in reverse order, so that drift over a run favours none of them.
+pub fn round(get: impl Fn(&str) -> Option<String>) -> anyhow::Result<u32> {
+    match get("BENCHMARK_ROUND") {
+        None => Ok(1),
+        Some(text) => match text.parse::<u32>() {
+            Ok(round) if round >= 1 => Ok(round),
+            _ => bail!("BENCHMARK_ROUND={text} is not a whole number from 1"),
+        },
+    }
+}
+
 /// The memory a run at `sizes` needs, from the spec's estimates: per background request of a
 /// suite, the harness always plus the stores of the selected families; the most any suite needs.
 pub fn memory_needed(spec: &Spec, sizes: &[u64], families: &[String]) -> anyhow::Result<u128> {

@@ -1,7 +1,12 @@
 //! The conditions a run measured under, written into its result file: what a reader needs to
 //! reproduce a number or to tell two numbers apart.
 
-use std::process::Command;
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use anyhow::Context;
 
 mod built_info {
     include!(concat!(env!("OUT_DIR"), "/built.rs"));
@@ -124,4 +129,76 @@ fn ci_run() -> Option<String> {
         var("GITHUB_REPOSITORY")?,
         var("GITHUB_RUN_ID")?
     ))
+}
+
+/// The fingerprint of what a run measured: the SHA-1 of every file under the spec's `fingerprint`
+/// paths (relative to `root`; directories named bin, obj and target left out), each file's path,
+/// length and bytes in path order. The C# harness computes the same (`Provenance.Fingerprint`).
+pub fn fingerprint(root: &Path, paths: &[String]) -> anyhow::Result<String> {
+    if paths.is_empty() {
+        anyhow::bail!(
+            "the spec lists no fingerprint paths, so no result could be told from a stale one"
+        );
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        let full = root.join(path);
+        if !full.exists() {
+            anyhow::bail!(
+                "spec fingerprint: {path} does not exist in {}",
+                root.display()
+            );
+        }
+        collect(&full, &mut files)?;
+    }
+    let mut named: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .map(|f| {
+            let relative = f.strip_prefix(root).unwrap_or(&f);
+            let name: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            (name.join("/"), f)
+        })
+        .collect();
+    named.sort();
+    named.dedup();
+    let mut sha = sha1_smol::Sha1::new();
+    for (name, path) in named {
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        sha.update(format!("{name}\0{}\0", bytes.len()).as_bytes());
+        sha.update(&bytes);
+    }
+    Ok(sha.digest().to_string())
+}
+
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    if path.is_file() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    for entry in
+        std::fs::read_dir(path).with_context(|| format!("{}: cannot list", path.display()))?
+    {
+        let entry = entry?.path();
+        let skipped = entry
+            .file_name()
+            .is_some_and(|n| n == "bin" || n == "obj" || n == "target");
+        if !(entry.is_dir() && skipped) {
+            collect(&entry, files)?;
+        }
+    }
+    Ok(())
+}
+
+/// The fingerprint of this checkout's measured code, as the spec declares it.
+pub fn checkout(spec: &crate::spec::Spec) -> anyhow::Result<String> {
+    let root = crate::spec_path()
+        .parent()
+        .and_then(Path::parent)
+        .context("the spec lives in spec/ of the repository")?
+        .to_path_buf();
+    fingerprint(&root, &spec.fingerprint)
 }

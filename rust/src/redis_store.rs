@@ -4,7 +4,7 @@
 use std::fmt;
 
 use anyhow::{bail, Context};
-use redis::{Cmd, Connection, Value};
+use redis::{Cmd, Connection, ToRedisArgs, Value};
 
 use crate::store::{Census, Request, Store};
 
@@ -106,6 +106,14 @@ impl<R: RedisRequest> Store<R> for RedisStore {
     }
 }
 
+/// A command with its arguments (a tuple gives several), built as a user of the client builds it:
+/// measured iterations build their commands, and nothing else is done to them before sending.
+pub fn command(name: &str, args: impl ToRedisArgs) -> Cmd {
+    let mut command = redis::cmd(name);
+    command.arg(args);
+    command
+}
+
 /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
 pub fn run_pipelined<R: RedisRequest>(
     con: &mut Connection,
@@ -144,7 +152,8 @@ pub fn number(reply: &Value) -> anyhow::Result<u64> {
     }
 }
 
-fn text_number(bytes: &[u8]) -> anyhow::Result<u64> {
+/// Reads the decimal text of a number.
+pub fn text_number(bytes: &[u8]) -> anyhow::Result<u64> {
     std::str::from_utf8(bytes)
         .ok()
         .and_then(|s| s.parse().ok())

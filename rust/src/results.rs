@@ -15,17 +15,19 @@
 use std::{fmt, path::Path};
 
 /// Keys every result file must carry; the report refuses a file without them.
-pub const REQUIRED: [&str; 5] = [
+pub const REQUIRED: [&str; 6] = [
     "language",
     "background_links",
     "operations",
     "commit",
+    "fingerprint",
     "date",
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 11] = [
+pub const OPTIONAL: [&str; 12] = [
     "families",
+    "round",
     "redis",
     "client",
     "doublets",
@@ -214,7 +216,7 @@ pub fn bencher_line(operation: &str, backend: &str, median_ns: f64, sd_ns: f64) 
 mod tests {
     use super::*;
 
-    const HEADERS: &str = "# language: rust\n# background_links: 1000\n# operations: 100\n# commit: abc\n# date: 2026-11-30\n";
+    const HEADERS: &str = "# language: rust\n# background_links: 1000\n# operations: 100\n# commit: abc\n# fingerprint: f00d\n# date: 2026-11-30\n";
 
     #[test]
     fn reads_headers_and_lines_even_when_criterion_splits_them() {
@@ -229,7 +231,7 @@ mod tests {
             (1_234_567.0, 8_910.0)
         );
         assert_eq!(file.measurements[1].operation, "update");
-        assert_eq!(file.measurements[1].at, "r.txt:8");
+        assert_eq!(file.measurements[1].at, "r.txt:9");
     }
 
     #[test]
@@ -237,12 +239,12 @@ mod tests {
         let parse =
             |extra: &str| ResultFile::parse(&format!("{HEADERS}{extra}"), "r.txt").unwrap_err();
         assert!(parse("test create ... bench: 1 ns/iter (+/- 0)\n")
-            .starts_with("r.txt:6: \"create\" is not OPERATION/BACKEND"));
-        assert!(parse("test a/b ... bench: fast\n").starts_with("r.txt:6: the figures"));
-        assert!(parse("test a/b ...\n").starts_with("r.txt:6: \"a/b\" has no figures"));
-        assert!(parse("# colour: blue\n").starts_with("r.txt:6: unknown header \"colour\""));
-        assert!(parse("# commit: def\n").starts_with("r.txt:6: \"commit\" is given twice"));
-        assert!(parse("hello\n").starts_with("r.txt:6: not a header"));
+            .starts_with("r.txt:7: \"create\" is not OPERATION/BACKEND"));
+        assert!(parse("test a/b ... bench: fast\n").starts_with("r.txt:7: the figures"));
+        assert!(parse("test a/b ...\n").starts_with("r.txt:7: \"a/b\" has no figures"));
+        assert!(parse("# colour: blue\n").starts_with("r.txt:7: unknown header \"colour\""));
+        assert!(parse("# commit: def\n").starts_with("r.txt:7: \"commit\" is given twice"));
+        assert!(parse("hello\n").starts_with("r.txt:7: not a header"));
         assert!(
             ResultFile::parse("test a/b ... bench: 1 ns/iter (+/- 0)\n", "r.txt")
                 .unwrap_err()

@@ -167,10 +167,7 @@ fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
 fn a_store_that_loses_links_fails_the_load() {
     let (background, mut model) = loaded_model(20);
     let mut store = common::Forgetful::new(links::united_store().unwrap(), 5);
-    let tally = redis_vs_doublets::spec::Tally {
-        count: 20,
-        sum: 210,
-    };
+    let tally = redis_vs_doublets::spec::Tally::new(20, 210);
     let error = harness::load(&mut store, &mut model, &background, tally, "forgetful")
         .unwrap_err()
         .to_string();
@@ -249,10 +246,7 @@ fn a_stale_redis_index_entry_is_caught() {
     let server = Server::new(None).unwrap();
     let mut store = common::redis(&server, Mode::Pipeline);
     let (background, mut model) = loaded_model(30);
-    let tally = redis_vs_doublets::spec::Tally {
-        count: 30,
-        sum: 465,
-    };
+    let tally = redis_vs_doublets::spec::Tally::new(30, 465);
     harness::load(&mut store, &mut model, &background, tally, "redis").unwrap();
     redis::cmd("HSET")
         .arg("out:7")

@@ -63,7 +63,7 @@ fn minimal_spec_resolves_expected_results() {
     let spec = parse(MINIMAL).unwrap();
     let create = &spec.suites[0].operations[0];
     let tally = create.expected.tally(&[10, 2]).unwrap();
-    assert_eq!((tally.count, tally.sum), (2, 11 + 12));
+    assert_eq!((tally.count(), tally.sum()), (2, 11 + 12));
 }
 
 #[test]

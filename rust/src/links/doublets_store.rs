@@ -27,6 +27,10 @@ impl<S: Doublets<u64>> DoubletsLinks<S> {
     pub fn store(&self) -> &S {
         &self.store
     }
+
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
+    }
 }
 
 /// Links and their indexes in one memory block. Creating it reserves and zero-fills 64 MiB.

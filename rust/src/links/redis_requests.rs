@@ -2,29 +2,28 @@
 //! queries are one native read each.
 
 use anyhow::{bail, Context};
-use redis::{cmd, Cmd, Connection, Value};
+use redis::{Cmd, Connection, ToRedisArgs, Value};
 
 use super::{Link, LinkRequest, Query};
 use crate::{
     redis_server::LIBRARY,
-    redis_store::{items, number, run_pipelined, RedisRequest, CHUNK},
+    redis_store::{command, items, number, run_pipelined, text_number, RedisRequest, CHUNK},
 };
 
+const NO_ARGUMENTS: [u64; 0] = [];
+
 /// A call of one of `redis/links.lua`'s functions, by its server-wide name.
-fn fcall(function: &str) -> Cmd {
-    let mut c = cmd("FCALL");
-    c.arg(function).arg(0);
-    c
+fn fcall(function: &str, args: impl ToRedisArgs) -> Cmd {
+    command("FCALL", (function, 0, args))
 }
 
-/// Splits the stored "source:target".
+/// Splits the stored "source:target", reading both numbers in place.
 fn endpoints(value: &Value) -> anyhow::Result<(u64, u64)> {
     if let Value::BulkString(bytes) = value {
         if let Some(colon) = bytes.iter().position(|&b| b == b':') {
-            let (source, target) = (&bytes[..colon], &bytes[colon + 1..]);
             return Ok((
-                number(&Value::BulkString(source.to_vec()))?,
-                number(&Value::BulkString(target.to_vec()))?,
+                text_number(&bytes[..colon])?,
+                text_number(&bytes[colon + 1..])?,
             ));
         }
     }
@@ -36,31 +35,25 @@ impl RedisRequest for LinkRequest {
 
     fn command(&self) -> Cmd {
         match *self {
-            LinkRequest::CreatePoint => fcall(&LIBRARY.create_point),
-            LinkRequest::Create { source, target } => {
-                fcall(&LIBRARY.create).arg(source).arg(target).clone()
+            LinkRequest::CreatePoint => fcall(&LIBRARY.create_point, &NO_ARGUMENTS),
+            LinkRequest::Create { source, target } => fcall(&LIBRARY.create, (source, target)),
+            LinkRequest::Update { id, source, target } => {
+                fcall(&LIBRARY.update, (id, source, target))
             }
-            LinkRequest::Update { id, source, target } => fcall(&LIBRARY.update)
-                .arg(id)
-                .arg(source)
-                .arg(target)
-                .clone(),
-            LinkRequest::Delete { id } => fcall(&LIBRARY.delete).arg(id).clone(),
-            LinkRequest::Each(Query { id: Some(id), .. }) => {
-                cmd("HGET").arg("links").arg(id).clone()
-            }
+            LinkRequest::Delete { id } => fcall(&LIBRARY.delete, id),
+            LinkRequest::Each(Query { id: Some(id), .. }) => command("HGET", ("links", id)),
             LinkRequest::Each(Query {
                 source: Some(s),
                 target: Some(t),
                 ..
-            }) => cmd("SMEMBERS").arg(format!("pair:{s}:{t}")).clone(),
+            }) => command("SMEMBERS", format!("pair:{s}:{t}")),
             LinkRequest::Each(Query {
                 source: Some(s), ..
-            }) => cmd("HGETALL").arg(format!("out:{s}")).clone(),
+            }) => command("HGETALL", format!("out:{s}")),
             LinkRequest::Each(Query {
                 target: Some(t), ..
-            }) => cmd("HGETALL").arg(format!("in:{t}")).clone(),
-            LinkRequest::Each(_) => cmd("HGETALL").arg("links").clone(),
+            }) => command("HGETALL", format!("in:{t}")),
+            LinkRequest::Each(_) => command("HGETALL", "links"),
         }
     }
 
@@ -141,7 +134,7 @@ impl RedisRequest for LinkRequest {
                 .map(|start| CHUNK.min(points - start))
                 .collect();
             for &count in &counts {
-                pipe.add_command(fcall(&LIBRARY.create_points).arg(count).clone());
+                pipe.add_command(fcall(&LIBRARY.create_points, count));
             }
             let firsts: Vec<u64> = pipe.query(con).context("loading point links")?;
             for (first, count) in firsts.into_iter().zip(counts) {

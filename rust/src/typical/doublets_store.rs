@@ -87,7 +87,8 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
         })
     }
 
-    fn run_one(
+    /// One request, which must already be validated ([`UsageRequest::check`]).
+    pub fn run_one(
         &mut self,
         request: UsageRequest,
         found: &mut impl FnMut(Entry),

@@ -2,10 +2,10 @@
 //! `queue`, the set `members`.
 
 use anyhow::bail;
-use redis::{cmd, Cmd, Value};
+use redis::{Cmd, Value};
 
 use super::{Entry, UsageRequest};
-use crate::redis_store::{items, number, RedisRequest};
+use crate::redis_store::{command, items, number, RedisRequest};
 
 fn key(k: u64) -> String {
     format!("k:{k}")
@@ -16,19 +16,19 @@ impl RedisRequest for UsageRequest {
 
     fn command(&self) -> Cmd {
         match *self {
-            UsageRequest::Get(k) => cmd("GET").arg(key(k)).clone(),
-            UsageRequest::Set(k, v) => cmd("SET").arg(key(k)).arg(v).clone(),
-            UsageRequest::Del(k) => cmd("DEL").arg(key(k)).clone(),
-            UsageRequest::Incr(k) => cmd("INCR").arg(key(k)).clone(),
-            UsageRequest::RPush(v) => cmd("RPUSH").arg("queue").arg(v).clone(),
-            UsageRequest::LPush(v) => cmd("LPUSH").arg("queue").arg(v).clone(),
-            UsageRequest::LPop => cmd("LPOP").arg("queue").clone(),
-            UsageRequest::RPop => cmd("RPOP").arg("queue").clone(),
-            UsageRequest::SAdd(m) => cmd("SADD").arg("members").arg(m).clone(),
-            UsageRequest::SRem(m) => cmd("SREM").arg("members").arg(m).clone(),
-            UsageRequest::SIsMember(m) => cmd("SISMEMBER").arg("members").arg(m).clone(),
-            UsageRequest::Queue => cmd("LRANGE").arg("queue").arg(0).arg(-1).clone(),
-            UsageRequest::Members => cmd("SMEMBERS").arg("members").clone(),
+            UsageRequest::Get(k) => command("GET", key(k)),
+            UsageRequest::Set(k, v) => command("SET", (key(k), v)),
+            UsageRequest::Del(k) => command("DEL", key(k)),
+            UsageRequest::Incr(k) => command("INCR", key(k)),
+            UsageRequest::RPush(v) => command("RPUSH", ("queue", v)),
+            UsageRequest::LPush(v) => command("LPUSH", ("queue", v)),
+            UsageRequest::LPop => command("LPOP", "queue"),
+            UsageRequest::RPop => command("RPOP", "queue"),
+            UsageRequest::SAdd(m) => command("SADD", ("members", m)),
+            UsageRequest::SRem(m) => command("SREM", ("members", m)),
+            UsageRequest::SIsMember(m) => command("SISMEMBER", ("members", m)),
+            UsageRequest::Queue => command("LRANGE", ("queue", 0, -1)),
+            UsageRequest::Members => command("SMEMBERS", "members"),
         }
     }
 

@@ -1,0 +1,267 @@
+//! `cargo run --release -p redis-vs-doublets --example overhead [-- B N]`: what the harness adds to
+//! a cell. For every operation of both suites on both doublets stores and on Redis in its three
+//! modes (a disposable server), the bench's own measured iteration ([`Prepared::measure`]) is timed
+//! beside a bare loop making the same calls (doublets' API; redis-rs commands, sent and their
+//! replies read), timed the same way: one clock reading around each iteration's work, its undo
+//! untimed, the two alternating iteration by iteration so that whatever else the machine does
+//! falls on both alike. Prints the median of the rounds and the ratio, and exits 1 if a Doublets
+//! ratio exceeds 1.15 or a Redis ratio 1.1 (the limits). OVERHEAD_FILTER=text keeps the
+//! cells whose name contains it.
+
+use std::{
+    hint::black_box,
+    time::{Duration, Instant},
+};
+
+use anyhow::{bail, Context};
+use doublets::{data::Flow, Doublets};
+use redis::Value;
+use redis_vs_doublets::{
+    harness::{self, Background, Prepared},
+    links::{self, DoubletsLinks, LinkRequest, LinksModel},
+    load_spec,
+    redis_server::{self, Server},
+    redis_store::{Mode, RedisRequest, RedisStore},
+    spec::Spec,
+    store::{Model, Request, Store},
+    typical::{self, DoubletsUsage, UsageModel, UsageRequest},
+};
+
+const ROUNDS: usize = 9;
+const ROUND: Duration = Duration::from_millis(200);
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>());
+    let sizes = [
+        args.next().transpose()?.unwrap_or(1000),
+        args.next().transpose()?.unwrap_or(100),
+    ];
+    let filter = std::env::var("OVERHEAD_FILTER").unwrap_or_default();
+    let spec = load_spec()?;
+    println!(
+        "B={}, N={}: median of {ROUNDS} rounds, bench and bare loop alternating every iteration",
+        sizes[0], sizes[1]
+    );
+    println!(
+        "{:<46} {:>12} {:>12} {:>7}",
+        "cell", "bench", "bare loop", "ratio"
+    );
+    let mut compare = Compare {
+        spec: &spec,
+        sizes,
+        filter,
+        over: Vec::new(),
+    };
+    compare.suite::<LinkRequest, LinksModel, _>(
+        "links",
+        &["Doublets_United_Volatile"],
+        links::united_store()?,
+    )?;
+    compare.suite::<LinkRequest, LinksModel, _>(
+        "links",
+        &["Doublets_Split_Volatile"],
+        links::split_store()?,
+    )?;
+    compare.suite::<UsageRequest, UsageModel, _>(
+        "typical",
+        &["Doublets_United_Volatile"],
+        typical::united_store()?,
+    )?;
+    compare.suite::<UsageRequest, UsageModel, _>(
+        "typical",
+        &["Doublets_Split_Volatile"],
+        typical::split_store()?,
+    )?;
+    redis_server::stop_on_interrupt()?;
+    let server = Server::new(None)?;
+    let modes = Mode::ALL.map(Mode::backend);
+    let redis = |keys| -> anyhow::Result<RedisStore> {
+        Ok(RedisStore {
+            con: server.claim(keys, false)?,
+            mode: Mode::ALL[0],
+        })
+    };
+    let links = redis(LinkRequest::KEYS)?;
+    compare
+        .suite::<LinkRequest, LinksModel, _>("links", &modes, links)
+        .and(server.release())?;
+    let typical = redis(UsageRequest::KEYS)?;
+    compare
+        .suite::<UsageRequest, UsageModel, _>("typical", &modes, typical)
+        .and(server.release())?;
+    if !compare.over.is_empty() {
+        bail!(
+            "the harness adds more than its limit to a bare loop: {}",
+            compare.over.join(", ")
+        );
+    }
+    println!("every cell within its limit (Doublets 1.15×, Redis 1.1×) of its bare loop");
+    Ok(())
+}
+
+struct Compare<'s> {
+    spec: &'s Spec,
+    sizes: [u64; 2],
+    filter: String,
+    /// The cells over their limit.
+    over: Vec<String>,
+}
+
+impl Compare<'_> {
+    /// Loads the suite's background into `store`, checked, then compares every operation as each
+    /// of `backends` (the store's modes).
+    fn suite<R: Request, M: Model<R>, S: Store<R> + Bare<R>>(
+        &mut self,
+        suite: &str,
+        backends: &[&str],
+        mut store: S,
+    ) -> anyhow::Result<()> {
+        let backend = backends.join(", ");
+        let suite = self.spec.suite(suite).context("no such suite")?;
+        let (requests, prepared) = harness::plan::<R>(suite, &self.sizes)?;
+        let mut model = M::default();
+        model.run(&requests, |_| {})?;
+        let expected = suite
+            .background_expected
+            .tally(&self.sizes)
+            .map_err(anyhow::Error::msg)?;
+        let (mut background, _) =
+            Background::load(&mut store, &mut model, &requests, expected, 0, &backend)?;
+        for (k, backend) in backends.iter().enumerate() {
+            store.switch(k);
+            let limit = if backend.starts_with("Doublets") {
+                1.15
+            } else {
+                1.1
+            };
+            for prepared in &prepared {
+                let cell = format!("{}/{}/{backend}", suite.id, prepared.operation.id);
+                if !cell.contains(&self.filter) {
+                    continue;
+                }
+                // The measured iteration is only ever timed after its checked one, as in the bench.
+                harness::cell(prepared, &mut store, &mut background, &cell, |_| {})?;
+                let (bench, bare) = compare(&mut store, prepared, &cell);
+                let ratio = bench / bare;
+                if ratio > limit {
+                    self.over.push(format!("{cell} {ratio:.2}×"));
+                }
+                println!(
+                    "{cell:<46} {:>9.1} ns {:>9.1} ns {ratio:>6.2}×",
+                    bench * 1e9,
+                    bare * 1e9
+                );
+            }
+        }
+        background.verify(&mut store, &backend)
+    }
+}
+
+/// Seconds per iteration: the bench's, the bare loop's. The two alternate iteration by
+/// iteration, so that whatever else the machine does falls on both alike.
+fn compare<R: Request, S: Store<R> + Bare<R>>(
+    store: &mut S,
+    prepared: &Prepared<'_, R>,
+    cell: &str,
+) -> (f64, f64) {
+    let (mut bench, mut bare) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let (mut timed, mut count) = ([Duration::ZERO; 2], 0u32);
+        let start = Instant::now();
+        while start.elapsed() < ROUND {
+            timed[0] += prepared.measure(store, cell);
+            let began = Instant::now();
+            black_box(store.bare(&prepared.work));
+            timed[1] += began.elapsed();
+            store.bare(&prepared.undo);
+            count += 1;
+        }
+        bench.push(timed[0].as_secs_f64() / f64::from(count));
+        bare.push(timed[1].as_secs_f64() / f64::from(count));
+    }
+    (median(bench), median(bare))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The doublets calls a batch stands for, with nothing around them but a sum of what they return,
+/// so that no call can be optimised away.
+trait Bare<R> {
+    fn bare(&mut self, batch: &[R]) -> u64;
+
+    /// Readies the store for its k-th backend (a Redis store's mode).
+    fn switch(&mut self, _k: usize) {}
+}
+
+/// redis-rs as its user calls it: the same commands, sent one by one or in one pipeline
+/// (MULTI/EXEC around it for a transaction), the replies read as values.
+impl<R: RedisRequest> Bare<R> for RedisStore {
+    fn bare(&mut self, batch: &[R]) -> u64 {
+        let replies = match self.mode {
+            Mode::NonTransaction => batch
+                .iter()
+                .map(|r| r.command().query::<Value>(&mut self.con))
+                .collect::<Result<Vec<_>, _>>(),
+            mode => {
+                let mut pipe = redis::pipe();
+                if mode == Mode::Transaction {
+                    pipe.atomic();
+                }
+                batch.iter().for_each(|r| {
+                    pipe.add_command(r.command());
+                });
+                pipe.query::<Vec<Value>>(&mut self.con)
+            }
+        };
+        replies.expect("a bare Redis batch failed").len() as u64
+    }
+
+    fn switch(&mut self, k: usize) {
+        self.mode = Mode::ALL[k];
+    }
+}
+
+impl<S: Doublets<u64>> Bare<LinkRequest> for DoubletsLinks<S> {
+    fn bare(&mut self, batch: &[LinkRequest]) -> u64 {
+        let store = self.store_mut();
+        let any = store.constants().any;
+        let mut sum = 0u64;
+        for request in batch {
+            let id = match *request {
+                LinkRequest::CreatePoint => store.create_point(),
+                LinkRequest::Create { source, target } => store.create_link(source, target),
+                LinkRequest::Update { id, source, target } => store.update(id, source, target),
+                LinkRequest::Delete { id } => store.delete(id),
+                LinkRequest::Each(q) => {
+                    let query = [
+                        q.id.unwrap_or(any),
+                        q.source.unwrap_or(any),
+                        q.target.unwrap_or(any),
+                    ];
+                    store.each_by(query, |link| {
+                        sum = sum.wrapping_add(link.index);
+                        Flow::Continue
+                    });
+                    Ok(0)
+                }
+            };
+            sum = sum.wrapping_add(id.unwrap_or(0));
+        }
+        sum
+    }
+}
+
+/// The typical structures are the store's own composition of doublets calls: the bare loop runs
+/// each request's calls without the batch's validation and the harness's tally.
+impl<S: Doublets<u64>> Bare<UsageRequest> for DoubletsUsage<S> {
+    fn bare(&mut self, batch: &[UsageRequest]) -> u64 {
+        let mut sum = 0u64;
+        for request in batch {
+            let _ = self.run_one(*request, &mut |entry| sum = sum.wrapping_add(entry.value));
+        }
+        sum
+    }
+}
