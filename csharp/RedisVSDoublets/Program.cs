@@ -314,9 +314,12 @@ public static class Provenance
         yield return ("cpus", Environment.ProcessorCount.ToString(CultureInfo.InvariantCulture));
         var allowed = File.Exists("/proc/self/status") ? File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))?.Split(':', 2)[1].Trim() : null;
         var online = File.Exists("/sys/devices/system/cpu/online") ? File.ReadAllText("/sys/devices/system/cpu/online").Trim() : null;
+        var kib = File.Exists("/proc/meminfo") ? File.ReadLines("/proc/meminfo").FirstOrDefault(l => l.StartsWith("MemTotal:", StringComparison.Ordinal))?.Split(':', 2)[1].Trim().Replace(" kB", "") : null;
+        yield return ("memory", ulong.TryParse(kib, CultureInfo.InvariantCulture, out var k) ? string.Create(CultureInfo.InvariantCulture, $"{k / 1024.0 / 1024.0:F1} GiB") : "unknown");
         yield return ("placement", allowed is null || allowed == online ? "unpinned" : allowed);
         var os = File.Exists("/etc/os-release") ? File.ReadLines("/etc/os-release").FirstOrDefault(l => l.StartsWith("PRETTY_NAME=", StringComparison.Ordinal))?.Split('=', 2)[1].Trim('"') : null;
         yield return ("os", os ?? RuntimeInformation.OSDescription);
+        yield return ("kernel", File.Exists("/proc/sys/kernel/osrelease") ? $"Linux {File.ReadAllText("/proc/sys/kernel/osrelease").Trim()}" : "unknown");
         if (Environment.GetEnvironmentVariable("GITHUB_RUN_ID") is { } run)
             yield return ("ci_run", $"{Environment.GetEnvironmentVariable("GITHUB_SERVER_URL")}/{Environment.GetEnvironmentVariable("GITHUB_REPOSITORY")}/actions/runs/{run}");
     }

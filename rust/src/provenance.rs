@@ -37,8 +37,10 @@ pub fn common() -> Vec<(&'static str, String)> {
             .map_or(0, |n| n.get())
             .to_string(),
     ));
+    lines.push(("memory", memory()));
     lines.push(("placement", placement()));
     lines.push(("os", os()));
+    lines.push(("kernel", kernel()));
     if let Some(run) = ci_run() {
         lines.push(("ci_run", run));
     }
@@ -110,6 +112,23 @@ fn placement() -> String {
         (Some(allowed), _) => allowed,
         _ => "unknown".into(),
     }
+}
+
+/// The machine's memory, as /proc/meminfo gives it ("24 GiB").
+fn memory() -> String {
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kib.map_or("unknown".into(), |kib| {
+        format!("{:.1} GiB", kib as f64 / 1024.0 / 1024.0)
+    })
+}
+
+fn kernel() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map_or("unknown".into(), |v| format!("Linux {}", v.trim()))
 }
 
 fn os() -> String {

@@ -25,8 +25,10 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 12] = [
+pub const OPTIONAL: [&str; 14] = [
     "families",
+    "memory",
+    "kernel",
     "round",
     "redis",
     "client",
