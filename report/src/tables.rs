@@ -30,12 +30,13 @@ pub struct Comparison {
     pub ratio: f64,
 }
 
-/// The comparison rule: "≈ same" when the medians differ by less than 5% or their ±1 standard
-/// deviation ranges overlap; otherwise how many times faster or slower.
-pub fn compare(doublets: (f64, f64), redis: (f64, f64)) -> Comparison {
-    let ((d, d_sd), (r, r_sd)) = (doublets, redis);
+/// The comparison rule: "≈ same" when the medians differ by less than 5% or their spreads (the
+/// rounds' range; ±1 standard deviation for a single round) overlap; otherwise how many times
+/// faster or slower.
+pub fn compare(doublets: &Cell, redis: &Cell) -> Comparison {
+    let (d, r) = (doublets.median_ns, redis.median_ns);
     let close = (d - r).abs() < SAME_WITHIN * d.min(r);
-    let overlap = d - d_sd <= r + r_sd && r - r_sd <= d + d_sd;
+    let overlap = doublets.low_ns <= redis.high_ns && redis.low_ns <= doublets.high_ns;
     if close || overlap {
         return Comparison {
             verdict: Verdict::Same,
@@ -57,8 +58,18 @@ pub fn compare(doublets: (f64, f64), redis: (f64, f64)) -> Comparison {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Cell {
+    /// The median over rounds of each round's median.
     pub median_ns: f64,
+    /// The standard deviation within a round (the median over rounds).
     pub sd_ns: f64,
+    /// Each round's median, in round order.
+    pub rounds_ns: Vec<f64>,
+    /// The spread: the rounds' range, or the median ∓ its standard deviation for a single round.
+    pub low_ns: f64,
+    pub high_ns: f64,
+    /// The rounds disagree by more than the cell's own spread within a round (±1 sd): drift or
+    /// interference that one round would have hidden.
+    pub disagree: bool,
     /// The fastest Redis mode of its row.
     pub fastest_redis: bool,
     /// For Doublets cells, when the row has a Redis cell.
@@ -92,6 +103,46 @@ pub struct Table {
     /// Provenance merged over the table's inputs; a key whose inputs disagree lists each value.
     pub provenance: BTreeMap<String, String>,
     pub sources: Vec<String>,
+    /// How many rounds the table's cells were measured in.
+    pub rounds: usize,
+}
+
+impl Cell {
+    /// One cell from its rounds' measurements, (round, median, sd) each.
+    pub fn from_rounds(mut rounds: Vec<(u32, f64, f64)>) -> Self {
+        rounds.sort_by_key(|r| r.0);
+        let rounds_ns: Vec<f64> = rounds.iter().map(|r| r.1).collect();
+        let median_ns = median(rounds_ns.clone());
+        let sd_ns = median(rounds.iter().map(|r| r.2).collect());
+        let (low, high) = rounds_ns
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let (low_ns, high_ns, disagree) = if rounds_ns.len() > 1 {
+            (low, high, high - low > 2.0 * sd_ns)
+        } else {
+            (median_ns - sd_ns, median_ns + sd_ns, false)
+        };
+        Self {
+            median_ns,
+            sd_ns,
+            rounds_ns,
+            low_ns,
+            high_ns,
+            disagree,
+            fastest_redis: false,
+            comparison: None,
+        }
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    }
 }
 
 impl Table {
@@ -148,19 +199,33 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
     for ((language, b, n), group) in groups {
         let first = group[0];
         for file in &group[1..] {
-            if file.get("commit") != first.get("commit") {
-                bail!(
-                    "{} measured commit {}, but {} measured {}: one table cannot mix commits",
-                    file.at("commit"),
-                    file.get("commit").unwrap_or_default(),
-                    first.at("commit"),
-                    first.get("commit").unwrap_or_default()
-                );
+            for key in ["commit", "fingerprint"] {
+                if file.get(key) != first.get(key) {
+                    bail!(
+                        "{} measured {key} {}, but {} measured {}: one table cannot mix them",
+                        file.at(key),
+                        file.get(key).unwrap_or_default(),
+                        first.at(key),
+                        first.get(key).unwrap_or_default()
+                    );
+                }
             }
         }
-        let mut cells: BTreeMap<(&str, &str), &redis_vs_doublets::results::Measurement> =
-            BTreeMap::new();
+        let mut cells: BTreeMap<
+            (&str, &str),
+            Vec<(u32, &redis_vs_doublets::results::Measurement)>,
+        > = BTreeMap::new();
+        let mut rounds: Vec<u32> = Vec::new();
         for file in &group {
+            let round = match file.get("round") {
+                None => 1,
+                Some(text) => text.parse::<u32>().map_err(|_| {
+                    anyhow::anyhow!("{}: round {text:?} is not a whole number", file.at("round"))
+                })?,
+            };
+            if !rounds.contains(&round) {
+                rounds.push(round);
+            }
             for m in &file.measurements {
                 let Some(suite) = spec
                     .suites
@@ -178,15 +243,17 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                         suite.backends.join(", ")
                     );
                 }
-                if let Some(other) = cells.insert((&m.operation, &m.backend), m) {
+                let given = cells.entry((&m.operation, &m.backend)).or_default();
+                if let Some((_, other)) = given.iter().find(|(r, _)| *r == round) {
                     bail!(
-                        "{}: {}/{} is given twice (also at {})",
+                        "{}: {}/{} is given twice in round {round} (also at {})",
                         m.at,
                         m.operation,
                         m.backend,
                         other.at
                     );
                 }
+                given.push((round, m));
             }
         }
         let ran: Vec<&str> = group
@@ -202,12 +269,13 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                     .iter()
                     .map(
                         |backend| match cells.get(&(op.id.as_str(), backend.as_str())) {
-                            Some(m) => Ok(Cell {
-                                median_ns: m.median_ns,
-                                sd_ns: m.sd_ns,
-                                fastest_redis: false,
-                                comparison: None,
-                            }),
+                            Some(given) if given.len() < rounds.len() => Err(Absence::Missing),
+                            Some(given) => Ok(Cell::from_rounds(
+                                given
+                                    .iter()
+                                    .map(|(r, m)| (*r, m.median_ns, m.sd_ns))
+                                    .collect(),
+                            )),
                             None if ran.contains(&spec.backend(backend).family.as_str()) => {
                                 Err(Absence::Missing)
                             }
@@ -228,8 +296,9 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 operations: n,
                 backends: suite.backends.clone(),
                 rows,
-                provenance: merge_provenance(&group, &[b_key, n_key]),
+                provenance: merge_provenance(&group, &[b_key, n_key, &"round".to_string()]),
                 sources: group.iter().map(|f| f.path.clone()).collect(),
+                rounds: rounds.len(),
             };
             let absent: Vec<String> = table
                 .absences()
@@ -257,16 +326,16 @@ fn mark(spec: &Spec, backends: &[String], row: &mut [Result<Cell, Absence>]) {
     let family = |k: usize| spec.backend(&backends[k]).family.as_str();
     let fastest = (0..row.len())
         .filter(|&k| family(k) == "redis")
-        .filter_map(|k| row[k].as_ref().ok().map(|c| (k, c.median_ns, c.sd_ns)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let Some((fastest, median, sd)) = fastest else {
+        .filter_map(|k| row[k].as_ref().ok().map(|c| (k, c.clone())))
+        .min_by(|a, b| a.1.median_ns.total_cmp(&b.1.median_ns));
+    let Some((fastest, redis)) = fastest else {
         return;
     };
     for (k, cell) in row.iter_mut().enumerate() {
         if let Ok(cell) = cell {
             cell.fastest_redis = k == fastest;
             if family(k) == "doublets" {
-                cell.comparison = Some(compare((cell.median_ns, cell.sd_ns), (median, sd)));
+                cell.comparison = Some(compare(cell, &redis));
             }
         }
     }
@@ -295,8 +364,14 @@ fn merge_provenance(group: &[&ResultFile], skip: &[&String]) -> BTreeMap<String,
 mod tests {
     use super::*;
 
+    fn one_round(median: f64, sd: f64) -> Cell {
+        Cell::from_rounds(vec![(1, median, sd)])
+    }
+
     #[test]
     fn the_comparison_rule() {
+        let compare =
+            |d: (f64, f64), r: (f64, f64)| compare(&one_round(d.0, d.1), &one_round(r.0, r.1));
         // Within 5%: the same, even with tight deviations.
         assert_eq!(compare((100.0, 0.0), (104.0, 0.0)).verdict, Verdict::Same);
         // ±1 sd ranges overlap: the same, even 30% apart.
@@ -322,5 +397,21 @@ mod tests {
             compare((100.0, 9.0), (120.0, 10.0)).verdict,
             Verdict::Faster
         );
+    }
+
+    #[test]
+    fn rounds_give_the_median_the_spread_and_disagreement() {
+        let cell = Cell::from_rounds(vec![(2, 110.0, 2.0), (1, 100.0, 1.0), (3, 130.0, 3.0)]);
+        assert_eq!(cell.rounds_ns, [100.0, 110.0, 130.0]);
+        assert_eq!((cell.median_ns, cell.sd_ns), (110.0, 2.0));
+        assert_eq!((cell.low_ns, cell.high_ns), (100.0, 130.0));
+        // 30 apart against ±2 within a round: the rounds disagree.
+        assert!(cell.disagree);
+        assert!(!Cell::from_rounds(vec![(1, 100.0, 5.0), (2, 104.0, 5.0)]).disagree);
+        // The rounds' ranges decide "≈ same": 100–130 overlaps 125–140.
+        let redis = Cell::from_rounds(vec![(1, 125.0, 1.0), (2, 140.0, 1.0)]);
+        assert_eq!(compare(&cell, &redis).verdict, Verdict::Same);
+        let far = Cell::from_rounds(vec![(1, 135.0, 1.0), (2, 140.0, 1.0)]);
+        assert_eq!(compare(&cell, &far).verdict, Verdict::Faster);
     }
 }

@@ -17,6 +17,8 @@ use crate::{
 #[derive(Serialize)]
 pub struct View {
     pub command: String,
+    /// The conditions of every run (one size, both languages), before any number.
+    pub runs: Vec<RunView>,
     pub same_within_percent: f64,
     pub sizes: Vec<SizeView>,
     pub family_env: String,
@@ -24,6 +26,35 @@ pub struct View {
     pub suites: Vec<SuiteView>,
     /// The memory measurement's method text, from the spec.
     pub memory_method: Option<String>,
+}
+
+/// One run's conditions: one size, in every language it was measured in.
+#[derive(Serialize)]
+pub struct RunView {
+    background_text: String,
+    operations_text: String,
+    command: String,
+    rounds: usize,
+    dates: String,
+    fingerprint: String,
+    commit: String,
+    cpu: String,
+    cpus: String,
+    memory: String,
+    kernel: String,
+    os: String,
+    placement: String,
+    languages: Vec<RunLanguageView>,
+}
+
+#[derive(Serialize)]
+pub struct RunLanguageView {
+    language: String,
+    toolchain: String,
+    runtime: String,
+    client: String,
+    doublets: String,
+    redis: String,
 }
 
 #[derive(Serialize)]
@@ -113,6 +144,9 @@ pub struct TableView {
     absences: Vec<AbsenceView>,
     chart_log: String,
     chart_linear: String,
+    rounds: usize,
+    /// The command that measures this table again (both languages, this size).
+    command: String,
 }
 
 #[derive(Serialize)]
@@ -124,6 +158,10 @@ pub struct RowView {
 #[derive(Serialize)]
 pub struct CellView {
     time: Option<String>,
+    /// "±3%": half the rounds' range (±1 sd for one round), relative to the median.
+    spread: String,
+    /// The rounds disagree by more than the cell's spread within a round.
+    disagree: bool,
     bold: bool,
     verdict: Option<Verdict>,
     ratio: String,
@@ -305,6 +343,7 @@ pub fn build(
     };
     View {
         command: command.to_string(),
+        runs: runs(tables, lang),
         same_within_percent: SAME_WITHIN * 100.0,
         sizes: spec
             .sizes
@@ -428,6 +467,8 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
                     .map(|cell| match cell {
                         Ok(c) => CellView {
                             time: Some(duration(c.median_ns, lang)),
+                            spread: spread(c.low_ns, c.high_ns, c.median_ns),
+                            disagree: c.disagree,
                             bold: c.fastest_redis,
                             verdict: c.comparison.map(|c| c.verdict),
                             ratio: c
@@ -440,6 +481,8 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
                         },
                         Err(_) => CellView {
                             time: None,
+                            spread: String::new(),
+                            disagree: false,
                             bold: false,
                             verdict: None,
                             ratio: String::new(),
@@ -459,5 +502,100 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
             .collect(),
         chart_log: format!("{charts_link}/{}", chart_name(t, true)),
         chart_linear: format!("{charts_link}/{}", chart_name(t, false)),
+        rounds: t.rounds,
+        command: reproduce(t),
     }
+}
+
+/// Half the spread relative to the median, in whole percent ("±3%", "±<1%").
+fn spread(low: f64, high: f64, median: f64) -> String {
+    let percent = 50.0 * (high - low) / median.max(f64::MIN_POSITIVE);
+    if percent < 1.0 {
+        "±<1%".into()
+    } else {
+        format!("±{percent:.0}%")
+    }
+}
+
+/// The command that measures a table's size again, as its runs were made.
+fn reproduce(t: &Table) -> String {
+    let mut variables = Vec::new();
+    if t.rounds != 3 {
+        variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
+    }
+    if let Some(cpus) = t.provenance.get("placement").filter(|p| *p != "unpinned") {
+        variables.push(format!("BENCHMARK_CPUS={cpus}"));
+    }
+    variables.push(format!(
+        "examples/run-comparison.sh {} {}",
+        t.background, t.operations
+    ));
+    variables.join(" ")
+}
+
+/// Every run's conditions: the tables of one size (B, N), all languages, read once.
+fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
+    let mut sizes: Vec<(u64, u64)> = tables
+        .iter()
+        .map(|t| (t.background, t.operations))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .map(|(b, n)| {
+            let of_size: Vec<&Table> = tables
+                .iter()
+                .filter(|t| (t.background, t.operations) == (b, n))
+                .collect();
+            let distinct = |key: &str, cut: usize| -> String {
+                let mut values: Vec<String> = of_size
+                    .iter()
+                    .flat_map(|t| {
+                        t.provenance
+                            .get(key)
+                            .map(String::as_str)
+                            .unwrap_or("unknown")
+                            .split(" / ")
+                    })
+                    .map(|v| v.chars().take(cut).collect())
+                    .collect();
+                values.sort_unstable();
+                values.dedup();
+                values.join(", ")
+            };
+            let mut languages: Vec<RunLanguageView> = Vec::new();
+            for t in &of_size {
+                let name = language_name(&t.language).to_string();
+                if languages.iter().any(|l| l.language == name) {
+                    continue;
+                }
+                let get = |key: &str| t.provenance.get(key).cloned().unwrap_or_default();
+                languages.push(RunLanguageView {
+                    language: name,
+                    toolchain: get("toolchain"),
+                    runtime: get("runtime"),
+                    client: get("client"),
+                    doublets: get("doublets"),
+                    redis: get("redis"),
+                });
+            }
+            RunView {
+                background_text: whole(b, lang),
+                operations_text: whole(n, lang),
+                command: reproduce(of_size[0]),
+                rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
+                dates: distinct("date", 10),
+                fingerprint: distinct("fingerprint", 12),
+                commit: distinct("commit", 12),
+                cpu: distinct("cpu", usize::MAX),
+                cpus: distinct("cpus", usize::MAX),
+                memory: distinct("memory", usize::MAX),
+                kernel: distinct("kernel", usize::MAX),
+                os: distinct("os", usize::MAX),
+                placement: distinct("placement", usize::MAX),
+                languages,
+            }
+        })
+        .collect()
 }

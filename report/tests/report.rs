@@ -40,6 +40,7 @@ impl Workspace {
             allow_missing: false,
             check: false,
             commit: None,
+            fingerprint: Some("fixture".into()),
             command: Some("cargo run -p report -- docs/sample-results".into()),
         }
     }
@@ -213,20 +214,20 @@ fn refuses_a_malformed_bencher_line() {
     let e = refusal("r.txt", |t| {
         t.replacen("bench:       5,570 ns/iter", "bench:       fast", 1)
     });
-    assert!(e.contains("r.txt:15: the figures read"), "{e}");
+    assert!(e.contains("r.txt:16: the figures read"), "{e}");
 }
 
 #[test]
 fn refuses_a_malformed_header() {
     let e = refusal("r.txt", |t| t.replacen("# os:", "# flavour:", 1));
-    assert!(e.contains("r.txt:14: unknown header \"flavour\""), "{e}");
+    assert!(e.contains("r.txt:15: unknown header \"flavour\""), "{e}");
 }
 
 #[test]
 fn refuses_an_unknown_operation_or_backend() {
     let e = refusal("r.txt", |t| t.replacen("test create/", "test creat/", 1));
     assert!(
-        e.contains("r.txt:15: the spec has no operation \"creat\""),
+        e.contains("r.txt:16: the spec has no operation \"creat\""),
         "{e}"
     );
     let e = refusal("r.txt", |t| {
@@ -237,7 +238,7 @@ fn refuses_an_unknown_operation_or_backend() {
         )
     });
     assert!(
-        e.contains("r.txt:15: the suite \"links\" has no backend \"Doublets_United_Persistent\""),
+        e.contains("r.txt:16: the suite \"links\" has no backend \"Doublets_United_Persistent\""),
         "{e}"
     );
 }
@@ -264,10 +265,7 @@ fn refuses_missing_cells_unless_allowed() {
     })
     .unwrap();
     let readme = work.read("README.md");
-    assert!(
-        readme.contains("| Update | 17.3 µs (≈ same) |") || readme.contains("| Update | 17.3 µs ("),
-        "{readme}"
-    );
+    assert!(readme.contains("| Update | 17.3 µs ±"), "{readme}");
     assert!(
         readme.contains("— Update / Redis_Pipeline: missing from the results."),
         "{readme}"
@@ -300,7 +298,7 @@ fn refuses_inputs_of_one_table_from_different_commits() {
     let e = format!("{:#}", outputs(&work.args()).unwrap_err());
     assert!(
         e.contains("b.txt:4 measured commit fedcba9876543210, but")
-            && e.contains("a.txt:4 measured 0123456789abcdef"),
+            && e.contains("a.txt:4 measured 0123456789abcdef: one table cannot mix them"),
         "{e}"
     );
 }
@@ -332,7 +330,82 @@ fn refuses_a_cell_given_twice() {
     let e = refusal("r.txt", |t| {
         format!("{t}test create/Redis_Pipeline ... bench: 1 ns/iter (+/- 0)\n")
     });
-    assert!(e.contains("create/Redis_Pipeline is given twice"), "{e}");
+    assert!(
+        e.contains("create/Redis_Pipeline is given twice in round 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn refuses_results_of_other_code_than_the_checkout() {
+    let work = Workspace::new(&[("r.txt", fixture("rust-b1000.txt"))]);
+    let e = format!(
+        "{:#}",
+        outputs(&Args {
+            fingerprint: Some("0ddba11".into()),
+            ..work.args()
+        })
+        .unwrap_err()
+    );
+    assert!(
+        e.contains("r.txt:5: these results measured code with fingerprint fixture, but the checkout's is 0ddba11")
+            && e.contains("stale"),
+        "{e}"
+    );
+}
+
+#[test]
+fn rounds_publish_the_median_and_the_spread() {
+    let text = fixture("rust-b1000.txt");
+    let round = |k: u32, scale: f64| -> String {
+        let mut out = format!("# round: {k}\n");
+        for line in text.lines() {
+            match line.split_once(" ... bench: ") {
+                Some((name, figures)) => {
+                    let (median, rest) = figures.trim_start().split_once(" ns/iter").unwrap();
+                    let median: f64 = median.replace(',', "").parse().unwrap();
+                    out.push_str(&format!(
+                        "{name} ... bench: {} ns/iter{rest}\n",
+                        (median * scale).round()
+                    ));
+                }
+                None => out.push_str(&format!("{line}\n")),
+            }
+        }
+        out
+    };
+    let work = Workspace::new(&[
+        ("r1.txt", round(1, 1.0)),
+        ("r2.txt", round(2, 1.5)),
+        ("r3.txt", round(3, 1.1)),
+    ]);
+    let json = outputs(&work.args())
+        .unwrap()
+        .into_iter()
+        .find(|(p, _)| p.ends_with("results.json"))
+        .unwrap()
+        .1;
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cell = &value["tables"][0]["rows"][0]["cells"][0]["Ok"];
+    let rounds: Vec<f64> = cell["rounds_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(rounds.len(), 3);
+    assert_eq!(cell["median_ns"].as_f64().unwrap(), rounds[2]);
+    assert_eq!(cell["high_ns"].as_f64().unwrap(), rounds[1]);
+    assert_eq!(value["tables"][0]["rounds"], 3);
+    // A round missing from a cell leaves a gap, never a median of fewer rounds.
+    let without: String = round(2, 1.0)
+        .lines()
+        .filter(|l| !l.starts_with("test create/Redis_Pipeline"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let work = Workspace::new(&[("r1.txt", round(1, 1.0)), ("r2.txt", without)]);
+    let e = format!("{:#}", outputs(&work.args()).unwrap_err());
+    assert!(e.contains("lacks create/Redis_Pipeline"), "{e}");
 }
 
 #[test]
