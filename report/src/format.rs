@@ -26,7 +26,7 @@ impl Lang {
         }
     }
 
-    fn decimal_separator(self) -> char {
+    pub fn decimal_separator(self) -> char {
         match self {
             Lang::En => '.',
             Lang::Ru => ',',

@@ -7,10 +7,12 @@
 //! - [`view`]: tables and spec formatted for one language, for the templates in `templates/`.
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
 //! - [`charts`]: SVG bar and size charts.
+//! - [`json`]: docs/results.json and its JSON Schema.
 //! - [`readme`]: splicing a section between markers.
 
 pub mod charts;
 pub mod format;
+pub mod json;
 pub mod readme;
 pub mod tables;
 pub mod view;
@@ -121,34 +123,69 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             })
             .collect()
     };
-    for table in &tables {
-        for (log, scale) in [(true, charts::Scale::Log), (false, charts::Scale::Linear)] {
-            outputs.push((
-                args.charts.join(view::chart_name(table, log)),
-                charts::bars(table, &names(table), scale)?,
-            ));
+    // Every chart in both languages: the Russian README links the Russian ones.
+    let mut size_charts = std::collections::BTreeSet::new();
+    let mut memory_charts = std::collections::BTreeSet::new();
+    for lang in [Lang::En, Lang::Ru] {
+        let text = |t: &redis_vs_doublets::spec::Text| match lang {
+            Lang::En => t.en.clone(),
+            Lang::Ru => t.ru.clone(),
+        };
+        for table in &tables {
+            let suite = spec
+                .suite(&table.suite)
+                .expect("tables are built from the spec");
+            for kind in [charts::Kind::Time, charts::Kind::Relative] {
+                if kind == charts::Kind::Relative && !view::has_redis(table) {
+                    continue; // nothing to be relative to
+                }
+                outputs.push((
+                    args.charts.join(view::chart_name(table, kind, lang)),
+                    charts::table(
+                        table,
+                        &names(table),
+                        kind,
+                        &view::chart_title(table, &text(&suite.name), kind, lang),
+                        lang,
+                    )?,
+                ));
+            }
         }
-    }
-    let mut size_charts = BTreeMap::new();
-    for ((language, operations, operation), series) in size_series(&tables) {
-        let file = view::size_chart_name(&language, operations, &operation);
-        outputs.push((args.charts.join(&file), charts::sizes(&series)?));
-        size_charts.insert((language, operations, operation), file);
-    }
-    let mut memory_charts = BTreeMap::new();
-    for suite in &spec.suites {
-        let series = memory_series(&memory, &suite.id);
-        if series.iter().any(|(_, points)| points.len() > 1) {
-            let file = view::memory_chart_name(&suite.id);
-            outputs.push((args.charts.join(&file), charts::memory(&series)?));
-            memory_charts.insert(suite.id.clone(), file);
+        for ((language, operations, operation), series) in size_series(&tables) {
+            let file = view::size_chart_name(&language, operations, &operation, lang);
+            let name = spec
+                .suites
+                .iter()
+                .flat_map(|s| &s.operations)
+                .find(|o| o.id == operation)
+                .map_or(operation.clone(), |o| o.name.clone());
+            let title = view::size_chart_title(&language, &name, operations, lang);
+            outputs.push((
+                args.charts.join(&file),
+                charts::sizes(&series, &title, lang)?,
+            ));
+            if lang == Lang::En {
+                size_charts.insert((language, operations, operation));
+            }
+        }
+        for suite in &spec.suites {
+            let series = memory_series(&memory, &suite.id);
+            if series.iter().any(|(_, points)| points.len() > 1) {
+                let file = view::memory_chart_name(&suite.id, lang);
+                let title = view::memory_chart_title(&text(&suite.name), lang);
+                outputs.push((
+                    args.charts.join(&file),
+                    charts::memory(&series, &title, lang)?,
+                ));
+                memory_charts.insert(suite.id.clone());
+            }
         }
     }
     outputs.push((
         args.summary.clone(),
-        serde_json::to_string_pretty(&serde_json::json!({ "tables": tables, "memory": memory }))?
-            + "\n",
+        serde_json::to_string_pretty(&json::results(&tables, &memory))? + "\n",
     ));
+    outputs.push((args.summary.with_extension("schema.json"), json::schema()));
 
     let command = args.command.clone().unwrap_or_else(command_line);
     let tera = templates()?;

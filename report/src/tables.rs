@@ -14,7 +14,7 @@ pub const LANGUAGES: [&str; 2] = ["rust", "csharp"];
 /// Medians closer than this (relative to the smaller) count as the same.
 pub const SAME_WITHIN: f64 = 0.05;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Faster,

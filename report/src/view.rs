@@ -10,6 +10,7 @@ use redis_vs_doublets::{
 use serde::Serialize;
 
 use crate::{
+    charts::Kind,
     format::{bytes, duration, significant, whole, Lang},
     tables::{Absence, Table, Verdict, SAME_WITHIN},
 };
@@ -26,6 +27,8 @@ pub struct View {
     pub suites: Vec<SuiteView>,
     /// The memory measurement's method text, from the spec.
     pub memory_method: Option<String>,
+    /// What a result's fingerprint covers, from the spec.
+    pub fingerprint_paths: Vec<String>,
 }
 
 /// One run's conditions: one size, in every language it was measured in.
@@ -124,6 +127,8 @@ pub struct MemoryRowView {
 pub struct OperationView {
     id: String,
     name: String,
+    /// Requests one iteration makes, in terms of N ("N", "2N", "1").
+    requests: String,
     description: String,
     work: String,
     undo: Option<String>,
@@ -142,8 +147,8 @@ pub struct TableView {
     rows: Vec<RowView>,
     provenance: BTreeMap<String, String>,
     absences: Vec<AbsenceView>,
-    chart_log: String,
-    chart_linear: String,
+    chart_time: String,
+    chart_relative: Option<String>,
     rounds: usize,
     /// The command that measures this table again (both languages, this size).
     command: String,
@@ -190,6 +195,37 @@ pub fn language_name(id: &str) -> &'static str {
     }
 }
 
+/// How many requests `work` makes, as a multiple of N: measured at two N, so that "for i in 1 to
+/// N: update i 0 0; update i i i" reads "2N" and a single query "1".
+fn requests_per_iteration(work: &Work) -> String {
+    let count = |n: u64| {
+        work.requests(&[1_000_000, n], |_, _| Ok(()))
+            .map_or(0, |r| r.len() as u64)
+    };
+    let (one, two) = (count(100), count(200));
+    let per_n = (two - one) / 100;
+    let fixed = one - per_n * 100;
+    match (per_n, fixed) {
+        (0, c) => c.to_string(),
+        (1, 0) => "N".into(),
+        (k, 0) => format!("{k}N"),
+        (1, c) => format!("N + {c}"),
+        (k, c) => format!("{k}N + {c}"),
+    }
+}
+
+/// A range of ids as the spec writes it ("1 to N", "B down to B-N+1") in the reader's language.
+fn range_text(range: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return range.to_string();
+    }
+    match (range.split_once(" down to "), range.split_once(" to ")) {
+        (Some((from, to)), _) => format!("от {from} вниз до {to}"),
+        (None, Some((from, to))) => format!("от {from} до {to}"),
+        _ => range.to_string(),
+    }
+}
+
 fn work(work: &Work) -> String {
     let requests: Vec<&str> = work.requests.iter().map(|t| t.text.as_str()).collect();
     match &work.range {
@@ -212,13 +248,59 @@ fn printed(ratio: f64) -> serde_json::Value {
     }
 }
 
-/// Chart file names, relative to the charts folder.
-pub fn chart_name(table: &Table, log: bool) -> String {
-    format!("{}-{}.svg", table.id(), if log { "log" } else { "linear" })
+/// Chart file names, relative to the charts folder: ".ru.svg" for the Russian README's.
+fn svg(stem: String, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("{stem}.svg"),
+        Lang::Ru => format!("{stem}.ru.svg"),
+    }
 }
 
-pub fn memory_chart_name(suite: &str) -> String {
-    format!("memory-{suite}.svg")
+/// A table has a fastest Redis mode in some row, so the relative chart has a reference.
+pub fn has_redis(table: &Table) -> bool {
+    table
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .any(|c| c.as_ref().is_ok_and(|c| c.fastest_redis))
+}
+
+pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
+    let kind = match kind {
+        Kind::Time => "time",
+        Kind::Relative => "relative",
+    };
+    svg(format!("{}-{kind}", table.id()), lang)
+}
+
+pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String {
+    let language = language_name(&table.language);
+    let sizes = format!(
+        "B = {}, N = {}",
+        whole(table.background, lang),
+        whole(table.operations, lang)
+    );
+    match (kind, lang) {
+        (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes})"),
+        (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes})"),
+        (Kind::Relative, Lang::En) => {
+            format!("{language}, {suite}: time relative to the fastest Redis mode ({sizes})")
+        }
+        (Kind::Relative, Lang::Ru) => format!(
+            "{language}, {suite}: время относительно самого быстрого режима Redis ({sizes})"
+        ),
+    }
+}
+
+pub fn memory_chart_name(suite: &str, lang: Lang) -> String {
+    svg(format!("memory-{suite}"), lang)
+}
+
+pub fn memory_chart_title(suite: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => format!("{suite}: resident memory per B against B"),
+        Lang::Ru => format!("{suite}: резидентная память на единицу B в зависимости от B"),
+    }
 }
 
 /// The suite's memory rows, store by store in the spec's order, then by B; each store's resident
@@ -305,16 +387,25 @@ fn memory_view(
     })
 }
 
-pub fn size_chart_name(language: &str, operations: u64, operation: &str) -> String {
-    format!("{language}-{operation}-n{operations}-sizes.svg")
+pub fn size_chart_name(language: &str, operations: u64, operation: &str, lang: Lang) -> String {
+    svg(format!("{language}-{operation}-n{operations}-sizes"), lang)
 }
 
-/// The chart files the report wrote besides the tables' own.
+pub fn size_chart_title(language: &str, operation: &str, operations: u64, lang: Lang) -> String {
+    let language = language_name(language);
+    let n = whole(operations, lang);
+    match lang {
+        Lang::En => format!("{language}, {operation}: time per iteration against B (N = {n})"),
+        Lang::Ru => format!("{language}, {operation}: время итерации в зависимости от B (N = {n})"),
+    }
+}
+
+/// The charts the report drew besides the tables' own.
 pub struct Charts<'a> {
-    /// (language, N, operation) → time against B.
-    pub sizes: &'a BTreeMap<(String, u64, String), String>,
-    /// Suite → memory per B against B.
-    pub memory: &'a BTreeMap<String, String>,
+    /// (language, N, operation): time against B.
+    pub sizes: &'a std::collections::BTreeSet<(String, u64, String)>,
+    /// Suites with a chart of memory per B against B.
+    pub memory: &'a std::collections::BTreeSet<String>,
 }
 
 pub fn build(
@@ -391,10 +482,11 @@ pub fn build(
                     .map(|op| OperationView {
                         id: op.id.clone(),
                         name: op.name.clone(),
+                        requests: requests_per_iteration(&op.work),
                         description: text(&op.description),
                         work: work(&op.work),
                         undo: op.undo.as_ref().map(work),
-                        expected: op.expected.ids.to_string(),
+                        expected: range_text(&op.expected.ids.to_string(), lang),
                         times: op.expected.times,
                     })
                     .collect(),
@@ -403,8 +495,8 @@ pub fn build(
                     memory,
                     charts
                         .memory
-                        .get(&suite.id)
-                        .map(|file| format!("{charts_link}/{file}")),
+                        .contains(&suite.id)
+                        .then(|| format!("{charts_link}/{}", memory_chart_name(&suite.id, lang))),
                     &suite.backends,
                     lang,
                 ),
@@ -416,8 +508,9 @@ pub fn build(
                 size_charts: {
                     let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
                         BTreeMap::new();
-                    for ((language, operations, operation), file) in charts.sizes {
+                    for (language, operations, operation) in charts.sizes {
                         if suite.operations.iter().any(|o| &o.id == operation) {
+                            let file = size_chart_name(language, *operations, operation, lang);
                             by_language
                                 .entry((language.clone(), *operations))
                                 .or_default()
@@ -445,6 +538,7 @@ pub fn build(
             })
             .collect(),
         memory_method: spec.memory.as_ref().map(|m| text(&m.description)),
+        fingerprint_paths: spec.fingerprint.clone(),
     }
 }
 
@@ -500,8 +594,9 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
                 reason,
             })
             .collect(),
-        chart_log: format!("{charts_link}/{}", chart_name(t, true)),
-        chart_linear: format!("{charts_link}/{}", chart_name(t, false)),
+        chart_time: format!("{charts_link}/{}", chart_name(t, Kind::Time, lang)),
+        chart_relative: has_redis(t)
+            .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
         command: reproduce(t),
     }
@@ -576,7 +671,11 @@ fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
                     toolchain: get("toolchain"),
                     runtime: get("runtime"),
                     client: get("client"),
-                    doublets: get("doublets"),
+                    doublets: match lang {
+                        Lang::En => get("doublets"),
+                        Lang::Ru => get("doublets")
+                            .replace("(Rust core via P/Invoke)", "(ядро на Rust через P/Invoke)"),
+                    },
                     redis: get("redis"),
                 });
             }

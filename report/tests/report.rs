@@ -93,13 +93,14 @@ fn writes_both_readmes_charts_and_summary() {
     insta::assert_snapshot!("readme_en", stable(&work.read("README.md"), &work));
     insta::assert_snapshot!("readme_ru", stable(&work.read("README.ru.md"), &work));
     insta::assert_snapshot!(
-        "chart_log",
-        work.read("docs/charts/rust-links-b1000-n100-log.svg")
+        "chart_time",
+        work.read("docs/charts/rust-links-b1000-n100-time.svg")
     );
     for chart in [
-        "rust-typical-b10000-n100-linear.svg",
+        "rust-typical-b10000-n100-relative.svg",
+        "rust-typical-b10000-n100-relative.ru.svg",
         "rust-create-n100-sizes.svg",
-        "rust-queue_pop-n100-sizes.svg",
+        "rust-queue_pop-n100-sizes.ru.svg",
     ] {
         assert!(
             work.read(&format!("docs/charts/{chart}"))
@@ -107,6 +108,9 @@ fn writes_both_readmes_charts_and_summary() {
             "{chart}"
         );
     }
+    assert!(work
+        .read("README.ru.md")
+        .contains("rust-links-b1000-n100-time.ru.svg"));
     let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
     assert_eq!(
         summary["tables"].as_array().unwrap().len(),
@@ -114,9 +118,14 @@ fn writes_both_readmes_charts_and_summary() {
         "two suites at two sizes"
     );
     assert_eq!(
-        summary["tables"][0]["rows"][0]["cells"][4]["Ok"]["fastest_redis"],
+        summary["tables"][0]["rows"][0]["cells"]["Redis_Pipeline"]["fastest_redis"],
         true
     );
+    assert_eq!(
+        summary["tables"][0]["provenance"]["cpus"], 2,
+        "whole numbers are numbers"
+    );
+    assert!(work.path("docs/results.schema.json").exists());
 }
 
 #[test]
@@ -127,25 +136,29 @@ fn memory_runs_become_a_table_and_a_chart_per_suite() {
         ("memory-b10000.json", fixture("memory-b10000.json")),
     ]);
     run(&work.args()).unwrap();
-    for (readme, heading) in [
+    for (readme, heading, chart) in [
         (
             "README.md",
             "#### Memory: what each store holds for the background",
+            "memory-links.svg",
         ),
         (
             "README.ru.md",
             "#### Память: сколько занимает фон в каждом хранилище",
+            "memory-links.ru.svg",
         ),
     ] {
         let text = work.read(readme);
         assert_eq!(text.matches(heading).count(), 2, "{readme}: one per suite");
         assert!(text.contains("| Doublets_Split_Volatile | 10"), "{readme}");
-        assert!(text.contains("memory-links.svg"), "{readme}");
+        assert!(text.contains(chart), "{readme}");
     }
     for chart in ["memory-links.svg", "memory-typical.svg"] {
         let svg = work.read(&format!("docs/charts/{chart}"));
         assert!(svg.contains("resident memory per B"), "{chart}");
     }
+    let svg = work.read("docs/charts/memory-links.ru.svg");
+    assert!(svg.contains("резидентная память на единицу B"), "{svg}");
     let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
     let figures = summary["memory"][0]["figures"].as_array().unwrap();
     assert_eq!(figures.len(), 6, "three stores, two suites");
@@ -386,7 +399,9 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let cell = &value["tables"][0]["rows"][0]["cells"][0]["Ok"];
+    assert_eq!(value["version"], 2);
+    let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
+    assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
         .as_array()
         .unwrap()
@@ -418,4 +433,97 @@ fn refuses_a_readme_without_markers() {
         "{e}"
     );
     assert_eq!(work.read("README.md"), fixture("README.md"));
+}
+
+/// The relative luminance of an sRGB colour (WCAG 2).
+fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let channel = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.03928 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+}
+
+fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+fn hex(text: &str) -> (u8, u8, u8) {
+    let byte = |k: usize| u8::from_str_radix(&text[k..k + 2], 16).unwrap();
+    (byte(1), byte(3), byte(5))
+}
+
+#[test]
+fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b10000.txt", b10000_n100()),
+        ("memory-b1000.json", fixture("memory-b1000.json")),
+        ("memory-b10000.json", fixture("memory-b10000.json")),
+    ]);
+    run(&work.args()).unwrap();
+    let charts: Vec<_> = std::fs::read_dir(work.path("docs/charts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(charts.len() > 20, "{charts:?}");
+    for chart in charts {
+        let svg = std::fs::read_to_string(&chart).unwrap();
+        let name = chart.display();
+        let between = |open: &str, close: &str| -> String {
+            let start = svg
+                .find(open)
+                .unwrap_or_else(|| panic!("{name}: no {open}"))
+                + open.len();
+            svg[start..start + svg[start..].find(close).unwrap()].to_string()
+        };
+        // A title and a description of what it shows, in the chart's own language.
+        let title = between("<title>", "</title>");
+        assert!(title.len() > 20, "{name}: title {title:?}");
+        assert!(!between("<desc>", "</desc>").is_empty(), "{name}");
+        let russian = name.to_string().ends_with(".ru.svg");
+        assert_eq!(
+            title.chars().any(|c| ('а'..='я').contains(&c)),
+            russian,
+            "{name}: {title}"
+        );
+        // Text colours at WCAG AA on GitHub's light (white) and dark (#0d1117) backgrounds, and
+        // no text outside the recoloured ink.
+        let style = between("<style>", "</style>");
+        let colours: Vec<&str> = style
+            .match_indices("fill: #")
+            .map(|(k, _)| &style[k + 6..k + 13])
+            .collect();
+        assert_eq!(colours.len(), 2, "{name}: {style}");
+        assert!(
+            contrast(hex(colours[0]), (255, 255, 255)) >= 4.5,
+            "{name}: light text {}",
+            colours[0]
+        );
+        assert!(
+            contrast(hex(colours[1]), (0x0d, 0x11, 0x17)) >= 4.5,
+            "{name}: dark text {}",
+            colours[1]
+        );
+        for (k, _) in svg.match_indices("<text ") {
+            let tag = &svg[k..k + svg[k..].find('>').unwrap()];
+            assert!(
+                tag.contains("fill=\"#808080\""),
+                "{name}: text outside the ink: {tag}"
+            );
+        }
+        // Every legend swatch has a mark of its colour in the plot.
+        for (k, _) in svg.match_indices("width=\"12\" height=\"12\"") {
+            let tag = &svg[k..k + svg[k..].find("/>").unwrap()];
+            let fill = &tag[tag.find("fill=\"").unwrap() + 6..][..7];
+            let marks = svg.matches(&format!("fill=\"{fill}\"")).count()
+                + svg.matches(&format!("stroke=\"{fill}\"")).count();
+            assert!(marks > 1, "{name}: the legend entry {fill} has no mark");
+        }
+    }
 }

@@ -182,3 +182,39 @@ fn sizes_come_from_the_environment_with_clear_errors() {
         1
     );
 }
+
+/// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path
+/// order, directories named bin, obj and target left out. The C# tests expect the same value
+/// for the same files (SpecTests.FingerprintIsTheRustOne).
+#[test]
+fn the_fingerprint_covers_exactly_the_listed_files() {
+    use redis_vs_doublets::provenance::fingerprint;
+    let root = std::env::temp_dir().join(format!("rvd-fingerprint-{}", std::process::id()));
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("a/x.txt", "hi\n");
+    write("b.txt", "yo");
+    write("a/bin/ignored.dll", "built");
+    write("a/target/ignored", "built");
+    write("c.txt", "not listed");
+    let paths = ["a".to_string(), "b.txt".to_string()];
+    let expected = "ae2a6eb95193e042e94eba2017d3efaaa5c569ac";
+    assert_eq!(fingerprint(&root, &paths).unwrap(), expected);
+    // Build outputs and unlisted files change nothing; one changed byte changes it.
+    write("a/bin/ignored.dll", "rebuilt");
+    write("c.txt", "changed");
+    assert_eq!(fingerprint(&root, &paths).unwrap(), expected);
+    write("a/x.txt", "hi!");
+    assert_ne!(fingerprint(&root, &paths).unwrap(), expected);
+    let missing = fingerprint(&root, &["nowhere".to_string()])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.contains("spec fingerprint: nowhere does not exist"),
+        "{missing}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}

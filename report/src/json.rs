@@ -1,0 +1,241 @@
+//! docs/results.json: every number the READMEs show, for programs. The JSON Schema beside it
+//! (docs/results.schema.json) is generated from these types, so the two cannot drift apart;
+//! [`VERSION`] changes whenever a field changes meaning.
+
+use std::collections::BTreeMap;
+
+use redis_vs_doublets::memory::MemoryRun;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::tables::{self, Absence, Table, Verdict};
+
+/// The version of this format.
+pub const VERSION: u32 = 2;
+
+/// docs/results.json.
+#[derive(Serialize, JsonSchema)]
+#[schemars(
+    title = "RedisVSDoublets results",
+    description = "Every figure the READMEs publish: time per iteration for each language, suite and size, and what each store holds in memory. Made by `cargo run -p report` from the result files in docs/sample-results."
+)]
+pub struct Results {
+    /// The version of this format; it changes whenever a field changes meaning.
+    pub version: u32,
+    /// One table per language, suite and size (B, N).
+    pub tables: Vec<TableJson>,
+    /// One memory run per B.
+    pub memory: Vec<MemoryJson>,
+}
+
+/// One language, suite and size: a row per operation, a cell per backend.
+#[derive(Serialize, JsonSchema)]
+pub struct TableJson {
+    /// `rust` or `csharp`.
+    pub language: String,
+    /// The suite's id in spec/benchmarks.yaml (`links`, `typical`).
+    pub suite: String,
+    /// B: background links (or keys) every store held.
+    pub background: u64,
+    /// N: operations per iteration.
+    pub operations: u64,
+    /// How many rounds each cell was measured in.
+    pub rounds: usize,
+    /// The conditions, as the result files give them (values that differ between rounds are
+    /// joined with " / "); whole numbers are numbers.
+    pub provenance: BTreeMap<String, Value>,
+    pub rows: Vec<RowJson>,
+}
+
+/// A provenance value: a whole number, or text.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Value {
+    Number(u64),
+    Text(String),
+}
+
+/// One operation of the suite.
+#[derive(Serialize, JsonSchema)]
+pub struct RowJson {
+    /// The operation's id in the spec.
+    pub operation: String,
+    /// The cells, keyed by backend name.
+    pub cells: BTreeMap<String, CellJson>,
+}
+
+/// A cell: measured, or why it has no figure.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CellJson {
+    Measured(Measured),
+    /// No run of these results included the backend's family.
+    NotRun,
+    /// A run included the family but has no line for the cell.
+    Missing,
+}
+
+/// A measured cell; every time is nanoseconds per iteration, to 0.1 ns.
+#[derive(Serialize, JsonSchema)]
+pub struct Measured {
+    /// The median over rounds of each round's median.
+    pub median_ns: f64,
+    /// The standard deviation within a round (the median over rounds).
+    pub sd_ns: f64,
+    /// Each round's median, in round order.
+    pub rounds_ns: Vec<f64>,
+    /// The spread: the rounds' range (median ∓ sd for a single round).
+    pub low_ns: f64,
+    pub high_ns: f64,
+    /// The rounds disagree by more than twice the standard deviation within a round.
+    pub disagree: bool,
+    /// The fastest server mode of its row.
+    pub fastest_redis: bool,
+    /// Doublets cells: against the fastest server mode of the row.
+    pub comparison: Option<ComparisonJson>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ComparisonJson {
+    /// `faster`, `slower` or `same` (medians within 5%, or spreads that overlap).
+    pub verdict: Verdict,
+    /// How many times faster or slower (1 when the same), to 3 significant digits.
+    pub ratio: f64,
+}
+
+/// What each store held in memory for one suite's background of B.
+#[derive(Serialize, JsonSchema)]
+pub struct MemoryJson {
+    /// B.
+    pub background: u64,
+    /// The conditions, as the memory run gives them; whole numbers are numbers.
+    pub provenance: BTreeMap<String, Value>,
+    pub figures: Vec<FigureJson>,
+}
+
+/// One store's memory for one suite, in bytes.
+#[derive(Serialize, JsonSchema)]
+pub struct FigureJson {
+    pub suite: String,
+    pub backend: String,
+    /// The store's own accounting: Doublets, its records in use; Redis, the growth of `used_memory`.
+    pub accounted: u64,
+    /// Doublets: what its memory blocks reserved.
+    pub reserved: Option<u64>,
+    /// Redis: `used_memory_dataset` after the load.
+    pub dataset: Option<u64>,
+    /// The growth of the resident memory of the process holding the data.
+    pub rss_growth: u64,
+    /// That process's resident memory after the load.
+    pub rss_total: u64,
+    /// The growth of resident memory divided by B, to 0.1 byte.
+    pub rss_growth_per_background: f64,
+    /// Redis: its allocator.
+    pub allocator: Option<String>,
+}
+
+/// The JSON the report writes.
+pub fn results(tables: &[Table], memory: &[MemoryRun]) -> Results {
+    Results {
+        version: VERSION,
+        tables: tables.iter().map(table).collect(),
+        memory: memory.iter().map(memory_run).collect(),
+    }
+}
+
+/// The schema of [`Results`], pretty-printed.
+pub fn schema() -> String {
+    let schema = schemars::schema_for!(Results);
+    serde_json::to_string_pretty(&schema).expect("a schema serialises") + "\n"
+}
+
+fn table(t: &Table) -> TableJson {
+    TableJson {
+        language: t.language.clone(),
+        suite: t.suite.clone(),
+        background: t.background,
+        operations: t.operations,
+        rounds: t.rounds,
+        provenance: provenance(&t.provenance),
+        rows: t
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                operation: row.operation.clone(),
+                cells: t
+                    .backends
+                    .iter()
+                    .zip(&row.cells)
+                    .map(|(backend, cell)| (backend.clone(), self::cell(cell)))
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+fn cell(cell: &Result<tables::Cell, Absence>) -> CellJson {
+    match cell {
+        Err(Absence::NotRun) => CellJson::NotRun,
+        Err(Absence::Missing) => CellJson::Missing,
+        Ok(c) => CellJson::Measured(Measured {
+            median_ns: tenth(c.median_ns),
+            sd_ns: tenth(c.sd_ns),
+            rounds_ns: c.rounds_ns.iter().copied().map(tenth).collect(),
+            low_ns: tenth(c.low_ns),
+            high_ns: tenth(c.high_ns),
+            disagree: c.disagree,
+            fastest_redis: c.fastest_redis,
+            comparison: c.comparison.map(|c| ComparisonJson {
+                verdict: c.verdict,
+                ratio: three_digits(c.ratio),
+            }),
+        }),
+    }
+}
+
+fn memory_run(run: &MemoryRun) -> MemoryJson {
+    MemoryJson {
+        background: run.background,
+        provenance: provenance(&run.provenance),
+        figures: run
+            .figures
+            .iter()
+            .map(|f| FigureJson {
+                suite: f.suite.clone(),
+                backend: f.backend.clone(),
+                accounted: f.accounted,
+                reserved: f.reserved,
+                dataset: f.dataset,
+                rss_growth: f.rss_growth,
+                rss_total: f.rss_total,
+                rss_growth_per_background: tenth(f.per_background()),
+                allocator: f.allocator.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn provenance(given: &BTreeMap<String, String>) -> BTreeMap<String, Value> {
+    given
+        .iter()
+        .map(|(key, value)| {
+            let typed = match value.parse::<u64>() {
+                Ok(n) if !value.starts_with('0') || value == "0" => Value::Number(n),
+                _ => Value::Text(value.clone()),
+            };
+            (key.clone(), typed)
+        })
+        .collect()
+}
+
+fn tenth(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
+fn three_digits(value: f64) -> f64 {
+    if value == 0.0 {
+        return 0.0;
+    }
+    let scale = 10f64.powi(2 - value.abs().log10().floor() as i32);
+    (value * scale).round() / scale
+}
