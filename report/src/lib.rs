@@ -6,7 +6,7 @@
 //! - [`tables`]: result files into tables, the comparison rule, every refusal.
 //! - [`view`]: tables and spec formatted for one language, for the templates in `templates/`.
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
-//! - [`charts`]: SVG bar and size charts.
+//! - [`charts`]: SVG charts: each table as dots with their spread, time and memory against B.
 //! - [`json`]: docs/results.json and its JSON Schema.
 //! - [`readme`]: splicing a section between markers.
 
@@ -164,9 +164,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 args.charts.join(&file),
                 charts::sizes(&series, &title, lang)?,
             ));
-            if lang == Lang::En {
-                size_charts.insert((language, operations, operation));
-            }
+            size_charts.insert((language, operations, operation));
         }
         for suite in &spec.suites {
             let series = memory_series(&memory, &suite.id);
