@@ -364,12 +364,15 @@ fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, names: &[(String, usiz
     Ok(())
 }
 
-/// Adds the <title>, the <desc> and the theme-aware text colours to a drawn chart.
+/// Adds the <title>, the <desc> and the theme-aware text colours (with a halo) to a drawn chart.
 fn finish(svg: String, title: &str, desc: &str) -> String {
     let ink = format!("#{:02X}{:02X}{:02X}", INK.0, INK.1, INK.2);
     let hex = |(r, g, b): (u8, u8, u8)| format!("#{r:02x}{g:02x}{b:02x}");
+    // A halo in the page's own colour behind every glyph keeps text readable even where the
+    // viewer's colour scheme is not the page's (a dark GitHub theme on a light system).
+    let halo = "paint-order: stroke; stroke-width: 3px; stroke-linejoin: round; stroke";
     let head = format!(
-        "<title>{}</title>\n<desc>{}</desc>\n<style>text[fill=\"{ink}\"] {{ fill: {} }} @media (prefers-color-scheme: dark) {{ text[fill=\"{ink}\"] {{ fill: {} }} }}</style>\n",
+        "<title>{}</title>\n<desc>{}</desc>\n<style>text[fill=\"{ink}\"] {{ fill: {}; {halo}: #ffffff }} @media (prefers-color-scheme: dark) {{ text[fill=\"{ink}\"] {{ fill: {}; stroke: #0d1117 }} }}</style>\n",
         escape(title),
         escape(desc),
         hex(TEXT_LIGHT),
