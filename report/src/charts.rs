@@ -14,7 +14,7 @@ use plotters::{
 };
 
 use crate::{
-    format::{duration, Lang},
+    format::{duration, trim_zeros as axis, Lang},
     tables::Table,
 };
 
@@ -399,22 +399,6 @@ fn ratio(value: f64, lang: Lang) -> String {
     let decimals = (-value.log10().floor()) as usize + 2;
     let text = format!("{value:.decimals$}").replace('.', &lang.decimal_separator().to_string());
     axis(format!("{text}×"))
-}
-
-/// A decade's label without the zeros `significant` keeps: "10.0 µs" → "10 µs", "1,00×" → "1×".
-fn axis(text: String) -> String {
-    let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-        .unwrap_or(text.len());
-    let (number, rest) = text.split_at(end);
-    if number.contains(['.', ',']) {
-        format!(
-            "{}{rest}",
-            number.trim_end_matches('0').trim_end_matches(['.', ','])
-        )
-    } else {
-        text
-    }
 }
 
 /// Axis labels at the decades of a log axis: "100 B", "10 kB", "1 MB" (decimal units, so that a

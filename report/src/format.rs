@@ -63,6 +63,23 @@ pub fn significant(value: f64, lang: Lang) -> String {
     format!("{value:.decimals$}").replace('.', &lang.decimal_separator().to_string())
 }
 
+/// A number's text without the zeros `significant` keeps after the separator: "10.0 µs" →
+/// "10 µs", "1,00×" → "1×", "2.50 s" → "2.5 s".
+pub fn trim_zeros(text: String) -> String {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(text.len());
+    let (number, rest) = text.split_at(end);
+    if number.contains(['.', ',']) {
+        format!(
+            "{}{rest}",
+            number.trim_end_matches('0').trim_end_matches(['.', ','])
+        )
+    } else {
+        text
+    }
+}
+
 /// A unit of a scale: how many base units it holds, and its English and Russian symbols.
 type Unit = (f64, &'static str, &'static str);
 

@@ -424,7 +424,7 @@ pub fn build(
             t.ru.clone()
         }
     };
-    let seconds = |s: f64| significant(s, lang);
+    let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
     let op_name = |id: &str| {
         spec.suites
             .iter()
