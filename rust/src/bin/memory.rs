@@ -1,0 +1,214 @@
+//! `cargo run --release -p redis-vs-doublets --bin memory -- B`: what every store holds in memory
+//! for each suite's background of B (the spec's `memory` section), printed as a table; with
+//! BENCHMARK_RESULTS=FILE the figures are also written there, as JSON, for the report.
+//! BENCHMARK_BACKEND, REDIS_URL and BENCHMARK_ALLOW_FLUSH mean what they mean to the bench.
+//!
+//! Each doublets store is measured in a child process of its own (this program run with
+//! `--child`), so that resident memory grows by the store alone; each suite gets a fresh Redis
+//! server, so that its RSS starts from the same point. Exit codes: 0 when every figure was measured
+//! and its store checked, 1 otherwise (no figure is printed for a store that fails its check).
+
+use std::{
+    collections::BTreeMap,
+    process::{Command, ExitCode, Stdio},
+};
+
+use anyhow::{bail, Context};
+use redis_vs_doublets::{
+    links::{self, LinkRequest, LinksModel},
+    load_spec,
+    memory::{self, Figure, MemoryRun},
+    preflight, provenance,
+    redis_server::{self, Server},
+    spec::{Spec, Suite},
+    typical::{self, UsageModel, UsageRequest},
+};
+
+fn main() -> ExitCode {
+    let result = run();
+    redis_server::wait_if_interrupted();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: memory B   (B background links or keys, e.g. 1000000)\n       memory --sizes   (the B the spec publishes)";
+
+fn run() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let spec = load_spec()?;
+    if let [flag, suite, backend, b] = args.as_slice() {
+        if flag == "--child" {
+            return child(&spec, suite, backend, b);
+        }
+    }
+    if args == ["--sizes"] {
+        // The sizes the spec publishes, for examples/measure-memory.sh.
+        let memory = spec
+            .memory
+            .as_ref()
+            .context("the spec has no memory section")?;
+        memory.sizes.iter().for_each(|b| println!("{b}"));
+        return Ok(());
+    }
+    let [b] = args.as_slice() else {
+        bail!("{USAGE}");
+    };
+    let sizes = sizes(&spec, b)?;
+    let families: Vec<String> = spec
+        .families_from(std::env::var(&spec.family_env).ok())
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .map(|f| f.id.clone())
+        .collect();
+    preflight::check_memory(
+        &spec,
+        &sizes,
+        &families,
+        preflight::available_memory()?,
+        "B",
+    )?;
+    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
+    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
+    let redis_url = std::env::var("REDIS_URL").ok();
+    redis_server::stop_on_interrupt()?;
+    let mut redis_version = None;
+
+    let mut figures = Vec::new();
+    for suite in &spec.suites {
+        for backend in &suite.backends {
+            let family = &spec.backend(backend).family;
+            if family != "doublets" || !families.contains(family) {
+                continue;
+            }
+            eprintln!("{}: {backend} at B={}…", suite.name.en, sizes[0]);
+            figures.push(in_child(suite, backend, &sizes)?);
+        }
+        if families.iter().any(|f| f == "redis") {
+            // A fresh server for each suite: its RSS then grows from the same point.
+            let server = Server::new(redis_url.clone())?;
+            server.preflight(allow_flush)?;
+            redis_version = Some(server.version()?);
+            eprintln!(
+                "{}: {} at {}, B={}…",
+                suite.name.en,
+                redis_version.as_deref().unwrap_or_default(),
+                server.shown(),
+                sizes[0]
+            );
+            figures.push(match suite.id.as_str() {
+                "links" => {
+                    memory::redis::<LinkRequest, LinksModel>(&server, suite, &sizes, allow_flush)?
+                }
+                "typical" => {
+                    memory::redis::<UsageRequest, UsageModel>(&server, suite, &sizes, allow_flush)?
+                }
+                other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+            });
+        }
+    }
+    print!("{}", memory::table(&spec, &figures));
+
+    if let Some(path) = results {
+        let mut provenance: BTreeMap<String, String> = provenance::rust()
+            .into_iter()
+            .chain(provenance::common())
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        provenance.insert("families".into(), families.join(","));
+        if let Some(version) = redis_version {
+            provenance.insert("redis".into(), version);
+        }
+        let run = MemoryRun {
+            background: sizes[0],
+            provenance,
+            figures,
+        };
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        std::fs::write(&path, serde_json::to_string_pretty(&run)? + "\n")
+            .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
+        eprintln!("wrote the figures to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The sizes for a background of `b`, checked with the spec's own bounds and words. The other
+/// sizes do not matter here: each takes its least value.
+fn sizes(spec: &Spec, b: &str) -> anyhow::Result<Vec<u64>> {
+    let background = &spec.sizes[0].env;
+    spec.sizes_from(|var| {
+        if var == background {
+            Some(b.to_string())
+        } else {
+            spec.sizes
+                .iter()
+                .find(|s| s.env == var)
+                .map(|s| s.min.to_string())
+        }
+    })
+    .map_err(|e| anyhow::anyhow!("{e}\n{USAGE}"))
+}
+
+/// Measures one doublets store in a child process of its own.
+fn in_child(suite: &Suite, backend: &str, sizes: &[u64]) -> anyhow::Result<Figure> {
+    let output = Command::new(std::env::current_exe()?)
+        .args(["--child", &suite.id, backend, &sizes[0].to_string()])
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cannot start the measuring process")?;
+    if !output.status.success() {
+        bail!(
+            "{}/{backend}: the measuring process failed ({})",
+            suite.id,
+            output.status
+        );
+    }
+    serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "{}/{backend}: the measuring process answered nonsense",
+            suite.id
+        )
+    })
+}
+
+/// The child: one store, measured and checked, its figure as JSON on stdout.
+fn child(spec: &Spec, suite: &str, backend: &str, b: &str) -> anyhow::Result<()> {
+    let sizes = sizes(spec, b)?;
+    let suite = spec
+        .suite(suite)
+        .with_context(|| format!("{}: no suite \"{suite}\"", spec.path))?;
+    let figure = match (suite.id.as_str(), backend) {
+        ("links", "Doublets_United_Volatile") => memory::doublets::<LinkRequest, LinksModel, _>(
+            suite,
+            backend,
+            &sizes,
+            links::united_store,
+        ),
+        ("links", "Doublets_Split_Volatile") => memory::doublets::<LinkRequest, LinksModel, _>(
+            suite,
+            backend,
+            &sizes,
+            links::split_store,
+        ),
+        ("typical", "Doublets_United_Volatile") => memory::doublets::<UsageRequest, UsageModel, _>(
+            suite,
+            backend,
+            &sizes,
+            typical::united_store,
+        ),
+        ("typical", "Doublets_Split_Volatile") => memory::doublets::<UsageRequest, UsageModel, _>(
+            suite,
+            backend,
+            &sizes,
+            typical::split_store,
+        ),
+        _ => bail!("no doublets store {backend} for the suite {}", suite.id),
+    }?;
+    println!("{}", serde_json::to_string(&figure)?);
+    Ok(())
+}
