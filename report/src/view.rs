@@ -355,35 +355,21 @@ fn memory_view(
             }
         })
         .collect();
-    let distinct = |key: &str| -> String {
-        let mut values: Vec<&str> = runs
-            .iter()
-            .filter_map(|r| r.provenance.get(key).map(String::as_str))
-            .collect();
-        values.sort_unstable();
-        values.dedup();
-        values.join("; ")
+    let provenance = |key: &str, cut: usize| {
+        distinct(
+            runs.iter()
+                .filter_map(|r| r.provenance.get(key).map(|v| prefix(v, cut))),
+            "; ",
+        )
     };
-    let mut dates: Vec<&str> = runs
-        .iter()
-        .filter_map(|r| r.provenance.get("date").map(|d| &d[..d.len().min(10)]))
-        .collect();
-    dates.sort_unstable();
-    dates.dedup();
-    let mut allocators: Vec<&str> = figures
-        .iter()
-        .filter_map(|f| f.allocator.as_deref())
-        .collect();
-    allocators.sort_unstable();
-    allocators.dedup();
     Some(MemoryView {
         rows,
         chart,
-        date: dates.join(", "),
-        cpu: distinct("cpu"),
-        redis: distinct("redis"),
-        allocator: allocators.join(", "),
-        commit: distinct("commit"),
+        date: provenance("date", 10),
+        cpu: provenance("cpu", usize::MAX),
+        redis: provenance("redis", usize::MAX),
+        allocator: distinct(figures.iter().filter_map(|f| f.allocator.as_deref()), ", "),
+        commit: provenance("commit", usize::MAX),
     })
 }
 
@@ -602,6 +588,21 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
     }
 }
 
+/// The first `cut` characters of `text`.
+fn prefix(text: &str, cut: usize) -> &str {
+    text.char_indices()
+        .nth(cut)
+        .map_or(text, |(at, _)| &text[..at])
+}
+
+/// Each value once, in order, joined.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>, separator: &str) -> String {
+    let mut values: Vec<&str> = values.collect();
+    values.sort_unstable();
+    values.dedup();
+    values.join(separator)
+}
+
 /// Half the spread relative to the median, in whole percent ("±3%", "±<1%").
 fn spread(low: f64, high: f64, median: f64) -> String {
     let percent = 50.0 * (high - low) / median.max(f64::MIN_POSITIVE);
@@ -643,21 +644,15 @@ fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
                 .iter()
                 .filter(|t| (t.background, t.operations) == (b, n))
                 .collect();
-            let distinct = |key: &str, cut: usize| -> String {
-                let mut values: Vec<String> = of_size
-                    .iter()
-                    .flat_map(|t| {
-                        t.provenance
-                            .get(key)
-                            .map(String::as_str)
-                            .unwrap_or("unknown")
-                            .split(" / ")
-                    })
-                    .map(|v| v.chars().take(cut).collect())
-                    .collect();
-                values.sort_unstable();
-                values.dedup();
-                values.join(", ")
+            let provenance = |key: &str, cut: usize| {
+                distinct(
+                    of_size.iter().flat_map(|t| {
+                        let value = t.provenance.get(key).map_or("unknown", String::as_str);
+                        // A key whose rounds disagree holds "a / b": each value once.
+                        value.split(" / ").map(move |v| prefix(v, cut))
+                    }),
+                    ", ",
+                )
             };
             let mut languages: Vec<RunLanguageView> = Vec::new();
             for t in &of_size {
@@ -684,15 +679,15 @@ fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
                 operations_text: whole(n, lang),
                 command: reproduce(of_size[0]),
                 rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
-                dates: distinct("date", 10),
-                fingerprint: distinct("fingerprint", 12),
-                commit: distinct("commit", 12),
-                cpu: distinct("cpu", usize::MAX),
-                cpus: distinct("cpus", usize::MAX),
-                memory: distinct("memory", usize::MAX),
-                kernel: distinct("kernel", usize::MAX),
-                os: distinct("os", usize::MAX),
-                placement: distinct("placement", usize::MAX),
+                dates: provenance("date", 10),
+                fingerprint: provenance("fingerprint", 12),
+                commit: provenance("commit", 12),
+                cpu: provenance("cpu", usize::MAX),
+                cpus: provenance("cpus", usize::MAX),
+                memory: provenance("memory", usize::MAX),
+                kernel: provenance("kernel", usize::MAX),
+                os: provenance("os", usize::MAX),
+                placement: provenance("placement", usize::MAX),
                 languages,
             }
         })
