@@ -22,8 +22,17 @@
 
 local MAX = '18446744073709551615'
 
+-- Servers with functions (Redis 7 and later) load this file with FUNCTION LOAD, and `register`
+-- hands each function to them. Servers with scripts only (Garnet) run the file, without its #!lua
+-- line, as one script on every call: EVALSHA <sha> 0 <name> <arguments…>; `register` then keeps
+-- the functions here, and the last lines of the file call the one named.
+local functions = {}
 local function register(name, body)
-  redis.register_function('__LIBRARY__' .. '_' .. name, body)
+  if redis.register_function then
+    redis.register_function('__LIBRARY__' .. '_' .. name, body)
+  else
+    functions[name] = body
+  end
 end
 
 -- A canonical decimal u64: digits only, no leading zero, at most 2^64 - 1. Values stay strings,
@@ -149,3 +158,12 @@ register('create_points', function(_, args)
   end
   return first
 end)
+
+-- Called as a script: run the function ARGV[1] names with the arguments after it.
+if not redis.register_function then
+  local body = functions[ARGV[1]]
+  if body == nil then
+    return redis.error_reply('ERR redis/links.lua has no function "' .. tostring(ARGV[1]) .. '"')
+  end
+  return body(KEYS, { unpack(ARGV, 2) })
+end

@@ -19,7 +19,7 @@ use redis_vs_doublets::{
     links::{self, LinkRequest, LinksModel},
     load_spec, preflight, provenance,
     redis_server::{self, Server},
-    redis_store::{Mode, RedisRequest, RedisStore},
+    redis_store::{Mode, RedisRequest},
     results::bencher_line,
     spec::{self, Spec, Suite},
     store::{Model, Request, Store},
@@ -62,16 +62,24 @@ fn run() -> anyhow::Result<()> {
     let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let server = if families.iter().any(|f| f == "redis") {
+    let servers = if families.iter().any(|f| f == "redis") {
         redis_server::stop_on_interrupt()?;
-        let server = Server::from_env()?;
-        server.preflight(allow_flush)?;
-        eprintln!("{} at {}", server.version()?, server.shown());
-        Some(server)
+        let servers = Server::from_env(&spec)?;
+        for server in &servers {
+            server.preflight(allow_flush)?;
+            eprintln!(
+                "{} at {} ({})",
+                server.describe(),
+                server.shown(),
+                server.scripting.describe()
+            );
+        }
+        servers
     } else {
-        None
+        Vec::new()
     };
-    let (cells, estimate) = schedule(&spec, &families);
+    let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
+    let (cells, estimate) = spec.schedule(&families, &server_ids);
     eprintln!(
         "fingerprint {fingerprint}; round {round}: {cells} cells to measure: {} of warm-up and sampling, loads and checks on top",
         minutes(estimate)
@@ -89,6 +97,7 @@ fn run() -> anyhow::Result<()> {
             suite,
             sizes: &sizes,
             families: &families,
+            servers: &server_ids,
             allow_flush,
             reversed: round % 2 == 0,
             criterion: &mut criterion,
@@ -96,17 +105,16 @@ fn run() -> anyhow::Result<()> {
             done: Vec::new(),
             measured: &mut measured,
         };
-        let server = server.as_ref();
         match suite.id.as_str() {
             "links" => run_suite::<LinkRequest, LinksModel, _, _>(
                 &mut runner,
-                server,
+                &servers,
                 links::united_store,
                 links::split_store,
             )?,
             "typical" => run_suite::<UsageRequest, UsageModel, _, _>(
                 &mut runner,
-                server,
+                &servers,
                 typical::united_store,
                 typical::split_store,
             )?,
@@ -137,8 +145,9 @@ fn run() -> anyhow::Result<()> {
         lines.push(("families", families.join(",")));
         lines.push(("round", round.to_string()));
         lines.push(("fingerprint", fingerprint.clone()));
-        if let Some(server) = &server {
-            lines.push(("redis", server.version()?));
+        if !servers.is_empty() {
+            lines.push(("servers", server_ids.join(",")));
+            lines.push(("redis", provenance::servers(&servers)));
         }
         lines.extend(provenance::common());
         for (key, value) in lines {
@@ -187,40 +196,25 @@ fn minutes(seconds: f64) -> String {
     format!("{:.1} min", seconds / 60.0)
 }
 
-/// How many cells will be measured and the seconds the spec's sampling takes for them (loading
-/// and checking come on top).
-fn schedule(spec: &Spec, families: &[String]) -> (usize, f64) {
-    let mut cells = 0;
-    let mut seconds = 0.0;
-    for suite in &spec.suites {
-        for backend in &suite.backends {
-            let family = spec.family(&spec.backend(backend).family);
-            if families.contains(&family.id) {
-                cells += suite.operations.len();
-                seconds += suite.operations.len() as f64
-                    * (family.sampling.warm_up_seconds + family.sampling.measurement_seconds);
-            }
-        }
-    }
-    (cells, seconds)
-}
-
-/// A suite on both doublets stores and on Redis in its three modes (in reverse on even rounds).
+/// A suite on both doublets stores and on each server in its three modes (in reverse on even
+/// rounds).
 fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     runner: &mut Runner<'_>,
-    server: Option<&Server>,
+    servers: &[Server],
     united: impl FnOnce() -> anyhow::Result<U>,
     split: impl FnOnce() -> anyhow::Result<P>,
 ) -> anyhow::Result<()> {
     let mut bench = runner.start::<R, M>()?;
     if bench.runner.reversed {
-        bench.redis(server)?;
+        for server in servers.iter().rev() {
+            bench.server(server)?;
+        }
         bench.doublets("Doublets_Split_Volatile", split)?;
         bench.doublets("Doublets_United_Volatile", united)
     } else {
         bench.doublets("Doublets_United_Volatile", united)?;
         bench.doublets("Doublets_Split_Volatile", split)?;
-        bench.redis(server)
+        servers.iter().try_for_each(|server| bench.server(server))
     }
 }
 
@@ -258,6 +252,8 @@ struct Runner<'a> {
     suite: &'a Suite,
     sizes: &'a [u64],
     families: &'a [String],
+    /// The ids of the servers this run uses.
+    servers: &'a [&'a str],
     allow_flush: bool,
     /// This round measures the backends in reverse order.
     reversed: bool,
@@ -297,10 +293,10 @@ impl<'a> Runner<'a> {
 
     fn selected(&self, backend: &str) -> bool {
         self.suite.backends.iter().any(|b| b == backend)
-            && self.families.contains(&self.spec.backend(backend).family)
+            && self.spec.runs(backend, self.families, self.servers)
     }
 
-    /// Every backend the suite lists must have run, unless its family was left out.
+    /// Every backend the suite lists must have run, unless its family or server was left out.
     fn finish(&self) -> anyhow::Result<()> {
         for backend in &self.suite.backends {
             if self.selected(backend) && !self.done.contains(backend) {
@@ -351,25 +347,23 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
         Ok(())
     }
 
-    /// One load serves the three modes: every iteration is undone and the checks prove it.
-    /// The suite's keys are removed afterwards, whatever happened.
-    fn redis(&mut self, server: Option<&Server>) -> anyhow::Result<()> {
+    /// One load serves the server's three modes: every iteration is undone and the checks prove
+    /// it. The suite's keys are removed afterwards, whatever happened.
+    fn server(&mut self, server: &Server) -> anyhow::Result<()> {
         let mut modes: Vec<Mode> = Mode::ALL
             .into_iter()
-            .filter(|m| self.runner.selected(m.backend()))
+            .filter(|&m| self.runner.selected(&server.backend(m)))
             .collect();
         if self.runner.reversed {
             modes.reverse();
         }
-        let Some(server) = server.filter(|_| !modes.is_empty()) else {
+        if modes.is_empty() {
             return Ok(());
-        };
-        let mut store = RedisStore {
-            con: server.claim(R::KEYS, self.runner.allow_flush)?,
-            mode: Mode::Pipeline,
-        };
-        let backends: Vec<&str> = modes.iter().map(|m| m.backend()).collect();
-        let measured = self.measure(&mut store, "Redis", &backends, |store, k| {
+        }
+        let mut store = server.store(R::KEYS, self.runner.allow_flush, Mode::Pipeline)?;
+        let backends: Vec<String> = modes.iter().map(|&m| server.backend(m)).collect();
+        let backends: Vec<&str> = backends.iter().map(String::as_str).collect();
+        let measured = self.measure(&mut store, &server.kind.name, &backends, |store, k| {
             store.mode = modes[k];
         });
         let released = server.release();

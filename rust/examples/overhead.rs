@@ -1,11 +1,11 @@
 //! `cargo run --release -p redis-vs-doublets --example overhead [-- B N]`: what the harness adds to
-//! a cell. For every operation of both suites on both doublets stores and on Redis in its three
-//! modes (a disposable server), the bench's own measured iteration ([`Prepared::measure`]) is timed
+//! a cell. For every operation of both suites on both doublets stores and on each server
+//! BENCHMARK_SERVERS names (default Redis; a disposable one) in its three modes, the bench's own measured iteration ([`Prepared::measure`]) is timed
 //! beside a bare loop making the same calls (doublets' API; redis-rs commands, sent and their
 //! replies read), timed the same way: one clock reading around each iteration's work, its undo
 //! untimed, the two alternating iteration by iteration so that whatever else the machine does
 //! falls on both alike. Prints the median of the rounds and the ratio, and exits 1 if a Doublets
-//! ratio exceeds 1.15 or a Redis ratio 1.1 (the limits). OVERHEAD_FILTER=text keeps the
+//! ratio exceeds 1.15 or a server's ratio 1.1 (the limits). OVERHEAD_FILTER=text keeps the
 //! cells whose name contains it.
 
 use std::{
@@ -74,22 +74,19 @@ fn main() -> anyhow::Result<()> {
         typical::split_store()?,
     )?;
     redis_server::stop_on_interrupt()?;
-    let server = Server::new(None)?;
-    let modes = Mode::ALL.map(Mode::backend);
-    let redis = |keys| -> anyhow::Result<RedisStore> {
-        Ok(RedisStore {
-            con: server.claim(keys, false)?,
-            mode: Mode::ALL[0],
-        })
-    };
-    let links = redis(LinkRequest::KEYS)?;
-    compare
-        .suite::<LinkRequest, LinksModel, _>("links", &modes, links)
-        .and(server.release())?;
-    let typical = redis(UsageRequest::KEYS)?;
-    compare
-        .suite::<UsageRequest, UsageModel, _>("typical", &modes, typical)
-        .and(server.release())?;
+    // Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).
+    for server in Server::from_env(compare.spec)? {
+        let modes = Mode::ALL.map(|m| server.backend(m));
+        let modes = modes.each_ref().map(String::as_str);
+        let links = server.store(LinkRequest::KEYS, false, Mode::ALL[0])?;
+        compare
+            .suite::<LinkRequest, LinksModel, _>("links", &modes, links)
+            .and(server.release())?;
+        let typical = server.store(UsageRequest::KEYS, false, Mode::ALL[0])?;
+        compare
+            .suite::<UsageRequest, UsageModel, _>("typical", &modes, typical)
+            .and(server.release())?;
+    }
     if !compare.over.is_empty() {
         bail!(
             "the harness adds more than its limit to a bare loop: {}",
@@ -208,7 +205,7 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
         let replies = match self.mode {
             Mode::NonTransaction => batch
                 .iter()
-                .map(|r| r.command().query::<Value>(&mut self.con))
+                .map(|r| r.command(self.calls).query::<Value>(&mut self.con))
                 .collect::<Result<Vec<_>, _>>(),
             mode => {
                 let mut pipe = redis::pipe();
@@ -216,7 +213,7 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
                     pipe.atomic();
                 }
                 batch.iter().for_each(|r| {
-                    pipe.add_command(r.command());
+                    pipe.add_command(r.command(self.calls));
                 });
                 pipe.query::<Vec<Value>>(&mut self.con)
             }

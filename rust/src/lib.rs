@@ -31,12 +31,17 @@ use std::path::PathBuf;
 
 use store::Request;
 
-/// The spec file of this checkout.
-pub fn spec_path() -> PathBuf {
+/// The root of this checkout.
+pub fn repository() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("the crate lives in rust/ of the repository")
-        .join(spec::SPEC_PATH)
+        .to_path_buf()
+}
+
+/// The spec file of this checkout.
+pub fn spec_path() -> PathBuf {
+    repository().join(spec::SPEC_PATH)
 }
 
 /// Checks a request against the suite that will run it: the suites this crate knows.

@@ -4,8 +4,9 @@
 //! - Doublets: the bytes its memory blocks hold in use and have reserved (its own accounting, read
 //!   through [`Counted`]), and the growth of the resident memory of a process that holds nothing
 //!   but the store: the figure is taken before the model exists, and the store is checked after.
-//! - Redis: `used_memory` growth, `used_memory_dataset`, and the server's RSS growth and total from
-//!   `INFO memory`, read before and after the checked load, with the allocator it names.
+//! - A server: `used_memory` growth, `used_memory_dataset`, and the server's RSS growth and total
+//!   from `INFO memory` (Garnet's fields for the same, see [`InfoMemory`]), read before and after
+//!   the checked load, with the allocator it names.
 
 use std::{
     mem::MaybeUninit,
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     harness::{self, Background},
     redis_server::Server,
-    redis_store::{Mode, RedisRequest, RedisStore},
+    redis_store::{Mode, RedisRequest},
     spec::{Suite, Tally},
     store::{Model, Request, Store},
 };
@@ -262,34 +263,44 @@ pub fn doublets<R: Request, M: Model<R>, S: Store<R> + Footprint>(
     })
 }
 
-/// The fields of `INFO memory` the measurement reads.
+/// The fields of `INFO memory` the measurement reads. Redis and Garnet name them differently:
+/// Garnet's own accounting is the size of its main store (index and log), its RSS the process's
+/// physical memory, and it has no dataset figure and no allocator to name (the .NET GC).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InfoMemory {
     pub used_memory: u64,
-    pub used_memory_dataset: u64,
+    pub used_memory_dataset: Option<u64>,
     pub used_memory_rss: u64,
-    pub mem_allocator: String,
+    pub mem_allocator: Option<String>,
 }
 
 impl InfoMemory {
-    /// Parses the reply of `INFO memory` (`field:value` lines under `# Memory`).
+    /// Parses the reply of `INFO memory` (`field:value` lines under `# Memory`): the first of each
+    /// field's names that the reply has.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let field = |name: &str| -> anyhow::Result<&str> {
-            text.lines()
-                .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(':'))
-                .with_context(|| format!("INFO memory has no {name}"))
+        let field = |names: &[&str]| -> Option<&str> {
+            names.iter().find_map(|name| {
+                text.lines()
+                    .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(':'))
+            })
         };
-        let number = |name: &str| -> anyhow::Result<u64> {
-            let value = field(name)?;
-            value
-                .parse()
-                .with_context(|| format!("INFO memory: {name} is {value:?}, not a number"))
+        let number = |names: &[&str]| -> anyhow::Result<Option<u64>> {
+            field(names)
+                .map(|value| {
+                    value.parse().with_context(|| {
+                        format!("INFO memory: {} is {value:?}, not a number", names[0])
+                    })
+                })
+                .transpose()
+        };
+        let required = |names: &[&str]| -> anyhow::Result<u64> {
+            number(names)?.with_context(|| format!("INFO memory has none of {}", names.join(", ")))
         };
         Ok(Self {
-            used_memory: number("used_memory")?,
-            used_memory_dataset: number("used_memory_dataset")?,
-            used_memory_rss: number("used_memory_rss")?,
-            mem_allocator: field("mem_allocator")?.to_string(),
+            used_memory: required(&["used_memory", "total_main_store_size"])?,
+            used_memory_dataset: number(&["used_memory_dataset"])?,
+            used_memory_rss: required(&["used_memory_rss", "proc_physical_memory_size"])?,
+            mem_allocator: field(&["mem_allocator"]).map(str::to_string),
         })
     }
 
@@ -311,12 +322,8 @@ pub fn redis<R: RedisRequest, M: Model<R>>(
     sizes: &[u64],
     allow_flush: bool,
 ) -> anyhow::Result<Figure> {
-    let con = server.claim(R::KEYS, allow_flush)?;
+    let mut store = server.store(R::KEYS, allow_flush, Mode::Pipeline)?;
     let measured = (|| -> anyhow::Result<Figure> {
-        let mut store = RedisStore {
-            con,
-            mode: Mode::Pipeline,
-        };
         let before = InfoMemory::read(&mut store.con)?;
         let requests: Vec<R> = harness::requests(
             &suite.background,
@@ -329,21 +336,28 @@ pub fn redis<R: RedisRequest, M: Model<R>>(
             .map_err(anyhow::Error::msg)?;
         let mut model = M::default();
         model.run(&requests, |_| {})?;
-        Background::load(&mut store, &mut model, &requests, expected, 0, "Redis")?;
+        Background::load(
+            &mut store,
+            &mut model,
+            &requests,
+            expected,
+            0,
+            &server.kind.name,
+        )?;
         // The loading connection's buffers count in used_memory: read over a fresh connection,
         // as the first reading was, once that one is closed.
         drop(store);
         let after = InfoMemory::read(&mut server.connect()?)?;
         Ok(Figure {
             suite: suite.id.clone(),
-            backend: "Redis".into(),
+            backend: server.kind.name.clone(),
             background: sizes[0],
             accounted: after.used_memory.saturating_sub(before.used_memory),
             reserved: None,
-            dataset: Some(after.used_memory_dataset),
+            dataset: after.used_memory_dataset,
             rss_growth: after.used_memory_rss.saturating_sub(before.used_memory_rss),
             rss_total: after.used_memory_rss,
-            allocator: Some(after.mem_allocator),
+            allocator: after.mem_allocator,
         })
     })();
     let released = server.release();
@@ -365,15 +379,26 @@ mod tests {
             InfoMemory::parse(text).unwrap(),
             InfoMemory {
                 used_memory: 1_048_576,
-                used_memory_dataset: 524_288,
+                used_memory_dataset: Some(524_288),
                 used_memory_rss: 4_194_304,
-                mem_allocator: "jemalloc-5.3.0".into(),
+                mem_allocator: Some("jemalloc-5.3.0".into()),
+            }
+        );
+        let garnet = "# Memory\r\nproc_physical_memory_size:80019456\r\n\
+                      total_main_store_size:176161792\r\n";
+        assert_eq!(
+            InfoMemory::parse(garnet).unwrap(),
+            InfoMemory {
+                used_memory: 176_161_792,
+                used_memory_dataset: None,
+                used_memory_rss: 80_019_456,
+                mem_allocator: None,
             }
         );
         let missing = InfoMemory::parse("used_memory:1\r\n")
             .unwrap_err()
             .to_string();
-        assert!(missing.contains("used_memory_dataset"), "{missing}");
+        assert!(missing.contains("used_memory_rss"), "{missing}");
         let bad = InfoMemory::parse(&text.replace("4194304", "4M")).unwrap_err();
         assert!(
             bad.to_string().contains("used_memory_rss is \"4M\""),

@@ -47,6 +47,16 @@ pub fn common() -> Vec<(&'static str, String)> {
     lines
 }
 
+/// The servers a run used, each with its version and how it ran the library:
+/// "Redis 7.0.15 (functions: FUNCTION LOAD, FCALL); Garnet 2.2.8 (scripts: SCRIPT LOAD, EVALSHA)".
+pub fn servers(servers: &[crate::redis_server::Server]) -> String {
+    let described: Vec<String> = servers
+        .iter()
+        .map(|s| format!("{} ({})", s.describe(), s.scripting.describe()))
+        .collect();
+    described.join("; ")
+}
+
 /// The Rust side's own provenance.
 pub fn rust() -> Vec<(&'static str, String)> {
     vec![
@@ -214,10 +224,5 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 
 /// The fingerprint of this checkout's measured code, as the spec declares it.
 pub fn checkout(spec: &crate::spec::Spec) -> anyhow::Result<String> {
-    let root = crate::spec_path()
-        .parent()
-        .and_then(Path::parent)
-        .context("the spec lives in spec/ of the repository")?
-        .to_path_buf();
-    fingerprint(&root, &spec.fingerprint)
+    fingerprint(&crate::repository(), &spec.fingerprint)
 }

@@ -16,9 +16,12 @@ use std::{
 };
 
 use anyhow::{bail, Context};
-use redis::{Client, Connection};
+use redis::{Client, Cmd, Connection, ToRedisArgs};
 
-use crate::redis_store::items;
+use crate::{
+    redis_store::{items, Mode, RedisStore},
+    spec::{ServerKind, Spec},
+};
 
 /// The function library both languages load, as `redis/links.lua` holds it.
 const LIBRARY_SOURCE: &str = include_str!("../../redis/links.lua");
@@ -33,12 +36,9 @@ pub struct Library {
     pub name: String,
     /// The source with the name filled in, as `FUNCTION LOAD` takes it.
     pub code: String,
-    /// The server-wide names of its functions, made once: commands are built inside measured loops.
-    pub create_point: String,
-    pub create: String,
-    pub update: String,
-    pub delete: String,
-    pub create_points: String,
+    /// The same without its `#!lua` line, as `SCRIPT LOAD` takes it, and its SHA-1.
+    pub script: String,
+    pub sha: String,
 }
 
 pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
@@ -46,36 +46,136 @@ pub static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
         "rvd_{}",
         &sha1_smol::Sha1::from(LIBRARY_SOURCE).digest().to_string()[..12]
     );
-    let function = |short: &str| format!("{name}_{short}");
+    let code = LIBRARY_SOURCE.replace(LIBRARY_TOKEN, &name);
+    let script = code
+        .split_once('\n')
+        .map_or("", |(_, rest)| rest)
+        .to_string();
     Library {
-        code: LIBRARY_SOURCE.replace(LIBRARY_TOKEN, &name),
-        create_point: function("create_point"),
-        create: function("create"),
-        update: function("update"),
-        delete: function("delete"),
-        create_points: function("create_points"),
+        sha: sha1_smol::Sha1::from(&script).digest().to_string(),
+        script,
+        code,
         name,
     }
 });
 
-/// The commands every suite needs beyond plain reads and writes.
-const NEEDED_COMMANDS: [&str; 4] = ["FUNCTION", "FCALL", "DBSIZE", "SCAN"];
+/// How a server runs the library: as functions, or (servers without them, like Garnet) as a script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scripting {
+    Functions,
+    Scripts,
+}
 
-/// A redis-server this process started. Dropping it stops it; if this process dies first the
-/// kernel stops it (PR_SET_PDEATHSIG), so no server outlives the run.
+impl Scripting {
+    /// The library's functions as this path calls them.
+    pub fn calls(self) -> &'static Calls {
+        static FUNCTIONS: LazyLock<Calls> = LazyLock::new(|| Calls::new(Scripting::Functions));
+        static SCRIPTS: LazyLock<Calls> = LazyLock::new(|| Calls::new(Scripting::Scripts));
+        match self {
+            Scripting::Functions => &FUNCTIONS,
+            Scripting::Scripts => &SCRIPTS,
+        }
+    }
+
+    /// For the method text and the provenance.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scripting::Functions => "functions: FUNCTION LOAD, FCALL",
+            Scripting::Scripts => "scripts: SCRIPT LOAD, EVALSHA",
+        }
+    }
+}
+
+/// One of the library's functions as a command, its arguments to follow: `FCALL <name> 0` or
+/// `EVALSHA <sha> 0 <function>`. Made once: commands are built inside measured loops.
+pub struct Call {
+    command: &'static str,
+    head: Vec<String>,
+}
+
+impl Call {
+    pub fn with(&self, args: impl ToRedisArgs) -> Cmd {
+        let mut command = redis::cmd(self.command);
+        command.arg(&self.head).arg(args);
+        command
+    }
+}
+
+/// The library's functions, called one way.
+pub struct Calls {
+    pub create_point: Call,
+    pub create: Call,
+    pub update: Call,
+    pub delete: Call,
+    pub create_points: Call,
+}
+
+impl Calls {
+    fn new(scripting: Scripting) -> Self {
+        let call = |function: &str| match scripting {
+            Scripting::Functions => Call {
+                command: "FCALL",
+                head: vec![format!("{}_{function}", LIBRARY.name), "0".into()],
+            },
+            Scripting::Scripts => Call {
+                command: "EVALSHA",
+                head: vec![LIBRARY.sha.clone(), "0".into(), function.into()],
+            },
+        };
+        Calls {
+            create_point: call("create_point"),
+            create: call("create"),
+            update: call("update"),
+            delete: call("delete"),
+            create_points: call("create_points"),
+        }
+    }
+}
+
+/// What every suite needs of a server beyond its own commands: counting, finding and removing
+/// the run's keys, and transactions.
+const HARNESS_COMMANDS: [&str; 9] = [
+    "INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "FLUSHDB", "CLIENT", "MULTI", "EXEC",
+];
+
+/// A server this process started. Dropping it stops it; if this process dies first the kernel
+/// stops it (PR_SET_PDEATHSIG), so no server outlives the run.
 pub struct DisposableServer {
     child: Child,
     pub url: String,
 }
 
 impl DisposableServer {
-    pub fn start() -> anyhow::Result<Self> {
+    /// Starts a server of `kind` on a free loopback port, after its `prepare` command.
+    pub fn start(kind: &ServerKind) -> anyhow::Result<Self> {
+        if let Some((program, args)) = kind.prepare.split_first() {
+            let status = Command::new(program)
+                .args(args)
+                .current_dir(crate::repository())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .status()
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot run {program} ({e}) to prepare {}: install {}",
+                        kind.name,
+                        kind.install
+                    )
+                })?;
+            if !status.success() {
+                bail!(
+                    "`{}` failed ({status}), so {} cannot start",
+                    kind.prepare.join(" "),
+                    kind.name
+                );
+            }
+        }
         let mut last_error = None;
         // A free port can be taken between picking and binding it: try a few.
         for _ in 0..5 {
-            let port =
-                portpicker::pick_unused_port().context("no free loopback port for redis-server")?;
-            match Self::start_on(port) {
+            let port = portpicker::pick_unused_port()
+                .with_context(|| format!("no free loopback port for {}", kind.name))?;
+            match Self::start_on(kind, port) {
                 Ok(server) => return Ok(server),
                 Err(e) => last_error = Some(e),
             }
@@ -83,20 +183,19 @@ impl DisposableServer {
         Err(last_error.expect("tried at least once"))
     }
 
-    fn start_on(port: u16) -> anyhow::Result<Self> {
-        let mut command = Command::new("redis-server");
+    fn start_on(kind: &ServerKind, port: u16) -> anyhow::Result<Self> {
+        let args: Vec<String> = kind
+            .start
+            .iter()
+            .map(|a| a.replace("{port}", &port.to_string()))
+            .collect();
+        let mut command = Command::new(&args[0]);
         command
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .args(["--daemonize", "no", "--loglevel", "warning"])
+            .args(&args[1..])
+            .current_dir(crate::repository())
+            // Its own process group: a launcher (`dotnet tool run`) and the server it starts are
+            // stopped together, and Ctrl-C reaches the bench, which stops them.
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -110,9 +209,7 @@ impl DisposableServer {
             });
         }
         let child = command.spawn().map_err(|e| {
-            anyhow::anyhow!(
-                "cannot start redis-server ({e}): install it (Debian/Ubuntu: apt-get install -y redis-server) or set REDIS_URL"
-            )
+            anyhow::anyhow!("cannot start {} ({e}): install {}", kind.name, kind.install)
         })?;
         let mut server = Self {
             child,
@@ -126,17 +223,25 @@ impl DisposableServer {
                     std::io::Read::read_to_string(&mut pipe, &mut stderr).ok();
                 }
                 bail!(
-                    "redis-server on port {port} exited with {status}: {}",
+                    "{} on port {port} exited with {status}: {}",
+                    kind.name,
                     stderr.trim()
                 );
             }
             if Client::open(server.url.as_str())?.get_connection().is_ok() {
+                // Whatever it writes to stderr from now on is read, so that it never blocks on it.
+                if let Some(mut pipe) = server.child.stderr.take() {
+                    thread::spawn(move || std::io::copy(&mut pipe, &mut std::io::sink()));
+                }
                 return Ok(server);
             }
-            if started.elapsed() > Duration::from_secs(10) {
-                bail!("redis-server on port {port} did not accept connections within 10 s");
+            if started.elapsed() > Duration::from_secs(60) {
+                bail!(
+                    "{} on port {port} did not accept connections within 60 s",
+                    kind.name
+                );
             }
-            thread::sleep(Duration::from_millis(10));
+            thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -145,10 +250,15 @@ impl DisposableServer {
     }
 }
 
+/// Stops a server this process started, with every process of its group.
+fn stop(pid: u32) {
+    // SAFETY: signals only the process group of a server this process started.
+    unsafe { libc::kill(-(pid as libc::pid_t), libc::SIGTERM) };
+}
+
 impl Drop for DisposableServer {
     fn drop(&mut self) {
-        // SAFETY: kill only signals our own child, whose pid we hold until wait() reaps it.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        stop(self.child.id());
         if self.child.wait().is_err() {
             self.child.kill().ok();
         }
@@ -209,10 +319,7 @@ pub fn stop_on_interrupt() -> anyhow::Result<()> {
         let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (_, disposable, cleanup) in active {
             match disposable {
-                // SAFETY: signals only a server this process started.
-                Some(pid) => unsafe {
-                    libc::kill(pid as libc::pid_t, libc::SIGTERM);
-                },
+                Some(pid) => stop(pid),
                 None => {
                     if let Err(e) = cleanup.interrupt() {
                         eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
@@ -314,31 +421,69 @@ fn delete_matching(con: &mut Connection, patterns: &[&str]) -> anyhow::Result<()
     }
 }
 
-/// The server of this run: REDIS_URL's, or a disposable one (kept alive as long as this value).
+/// A server of this run: REDIS_URL's, or a disposable one (kept alive as long as this value).
 /// Dropping it removes what the run wrote to a server it did not start.
 pub struct Server {
     pub url: String,
     pub disposable: Option<DisposableServer>,
+    /// What it is, from INFO server: one of the spec's servers.
+    pub kind: ServerKind,
+    /// Its version, from the field of INFO server the spec names.
+    pub version: String,
+    /// How it runs the links suite's library.
+    pub scripting: Scripting,
     client: Client,
     cleanup: Cleanup,
 }
 
 impl Server {
-    /// Uses `redis_url` if given, else starts a disposable server.
-    pub fn new(redis_url: Option<String>) -> anyhow::Result<Self> {
-        let (url, disposable) = match redis_url.filter(|u| !u.trim().is_empty()) {
-            Some(url) => (url, None),
-            None => {
-                let server = DisposableServer::start()?;
-                (server.url.clone(), Some(server))
-            }
-        };
+    /// The servers a run uses: the one REDIS_URL names (identified from INFO server), else a
+    /// disposable server of each kind BENCHMARK_SERVERS names.
+    pub fn from_env(spec: &Spec) -> anyhow::Result<Vec<Self>> {
+        match std::env::var("REDIS_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+        {
+            Some(url) => Ok(vec![Self::at(url, &spec.servers)?]),
+            None => spec
+                .servers_from(std::env::var(&spec.server_env).ok())
+                .map_err(anyhow::Error::msg)?
+                .into_iter()
+                .map(Self::start)
+                .collect(),
+        }
+    }
+
+    /// Starts a disposable server of `kind`.
+    pub fn start(kind: &ServerKind) -> anyhow::Result<Self> {
+        let server = DisposableServer::start(kind)?;
+        let url = server.url.clone();
+        Self::open(url, Some(server), std::slice::from_ref(kind))
+    }
+
+    /// The server at `url`, which must be one of `kinds`.
+    pub fn at(url: String, kinds: &[ServerKind]) -> anyhow::Result<Self> {
+        Self::open(url, None, kinds)
+    }
+
+    fn open(
+        url: String,
+        disposable: Option<DisposableServer>,
+        kinds: &[ServerKind],
+    ) -> anyhow::Result<Self> {
         let client = Client::open(url.as_str()).with_context(|| {
             format!(
                 "REDIS_URL={} is not a Redis URL (redis://[user:password@]host:port/db)",
                 redact(&url)
             )
         })?;
+        let mut con = client
+            .get_connection()
+            .with_context(|| format!("cannot connect to the server at {}", redact(&url)))?;
+        let (kind, version) =
+            identify(&mut con, kinds).with_context(|| format!("the server at {}", redact(&url)))?;
+        let scripting = scripting(&mut con)
+            .with_context(|| format!("the server at {} ({} {version})", redact(&url), kind.name))?;
         let cleanup = Cleanup {
             client: client.clone(),
             written: Arc::default(),
@@ -353,12 +498,11 @@ impl Server {
             cleanup,
             url,
             disposable,
+            kind: kind.clone(),
+            version,
+            scripting,
             client,
         })
-    }
-
-    pub fn from_env() -> anyhow::Result<Self> {
-        Self::new(std::env::var("REDIS_URL").ok())
     }
 
     /// The URL as messages show it: without its password.
@@ -369,46 +513,43 @@ impl Server {
     pub fn connect(&self) -> anyhow::Result<Connection> {
         self.client
             .get_connection()
-            .with_context(|| format!("cannot connect to Redis at {}", self.shown()))
+            .with_context(|| format!("cannot connect to {} at {}", self.kind.name, self.shown()))
     }
 
-    /// "Redis 7.0.15", from INFO server.
-    pub fn version(&self) -> anyhow::Result<String> {
-        let info: String = redis::cmd("INFO")
-            .arg("server")
-            .query(&mut self.connect()?)?;
-        let version = info
-            .lines()
-            .find_map(|l| l.strip_prefix("redis_version:"))
-            .unwrap_or("unknown");
-        Ok(format!("Redis {}", version.trim()))
+    /// "Redis 7.0.15", as the provenance and messages name it.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.kind.name, self.version)
+    }
+
+    /// The backend name of `mode` on this server, as the spec names it: "Garnet_Pipeline".
+    pub fn backend(&self, mode: Mode) -> String {
+        format!("{}_{mode}", self.kind.name)
+    }
+
+    /// A store over a new claimed connection (see [`Server::claim`]), in `mode`.
+    pub fn store(
+        &self,
+        patterns: &[&'static str],
+        allow_flush: bool,
+        mode: Mode,
+    ) -> anyhow::Result<RedisStore> {
+        Ok(RedisStore {
+            con: self.claim(patterns, allow_flush)?,
+            mode,
+            calls: self.scripting.calls(),
+        })
     }
 
     /// Everything a run needs of the server, checked before any work and without writing:
     /// reachable, the commands the suites use, and a database the run may use.
     pub fn preflight(&self, allow_flush: bool) -> anyhow::Result<()> {
         let mut con = self.connect()?;
-        let known: Vec<redis::Value> = redis::cmd("COMMAND")
-            .arg("INFO")
-            .arg(&NEEDED_COMMANDS)
-            .query(&mut con)
-            .with_context(|| {
-                format!(
-                    "the server at {} does not answer COMMAND INFO",
-                    self.shown()
-                )
-            })?;
-        let missing: Vec<&str> = NEEDED_COMMANDS
-            .iter()
-            .zip(&known)
-            .filter(|(_, info)| **info == redis::Value::Nil)
-            .map(|(name, _)| *name)
-            .collect();
+        let missing = missing_commands(&mut con, &HARNESS_COMMANDS)?;
         if !missing.is_empty() {
             bail!(
-                "the server at {} ({}) lacks {}, which the benches need: use Redis 7 or later",
+                "the server at {} ({}) lacks {}, which the benches need",
                 self.shown(),
-                self.version()?,
+                self.describe(),
                 missing.join(", ")
             );
         }
@@ -448,27 +589,33 @@ impl Server {
         written
             .clients
             .push(redis::cmd("CLIENT").arg("ID").query(&mut con)?);
-        let present: Vec<redis::Value> = redis::cmd("FUNCTION")
-            .arg("LIST")
-            .arg("LIBRARYNAME")
-            .arg(&LIBRARY.name)
-            .query(&mut con)?;
-        // FUNCTION LIST matches names by pattern: only the exact name counts.
-        let name = redis::Value::BulkString(LIBRARY.name.clone().into_bytes());
-        let loaded = present.into_iter().any(|library| {
-            items(library).is_ok_and(|fields| {
-                fields.windows(2).any(|pair| {
-                    pair[0] == redis::Value::BulkString(b"library_name".to_vec()) && pair[1] == name
-                })
-            })
-        });
-        if !loaded {
-            redis::cmd("FUNCTION")
-                .arg("LOAD")
-                .arg(&LIBRARY.code)
-                .exec(&mut con)
-                .context("loading redis/links.lua")?;
-            written.library = true;
+        match self.scripting {
+            Scripting::Functions => {
+                if !function_loaded(&mut con)? {
+                    redis::cmd("FUNCTION")
+                        .arg("LOAD")
+                        .arg(&LIBRARY.code)
+                        .exec(&mut con)
+                        .context("loading redis/links.lua")?;
+                    written.library = true;
+                }
+            }
+            Scripting::Scripts => {
+                // A script cache entry is not data, and there is no way to remove one entry
+                // (SCRIPT FLUSH would remove everyone's): it stays, under its content's SHA-1.
+                let sha: String = redis::cmd("SCRIPT")
+                    .arg("LOAD")
+                    .arg(&LIBRARY.script)
+                    .query(&mut con)
+                    .context("loading redis/links.lua as a script")?;
+                if sha != LIBRARY.sha {
+                    bail!(
+                        "{} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {}",
+                        self.describe(),
+                        LIBRARY.sha
+                    );
+                }
+            }
         }
         Ok(con)
     }
@@ -486,6 +633,105 @@ impl Server {
             )
         })
     }
+}
+
+/// Which of `kinds` the server is, and its version, from INFO server: its `server_name` where it
+/// reports one (Garnet does; Redis 7 does not), else the first kind whose version field it has.
+fn identify<'k>(
+    con: &mut Connection,
+    kinds: &'k [ServerKind],
+) -> anyhow::Result<(&'k ServerKind, String)> {
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(con)
+        .context("INFO server failed")?;
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .map(|v| v.trim().to_string())
+    };
+    let name = field("server_name");
+    let found = kinds.iter().find_map(|kind| {
+        let named = name
+            .as_deref()
+            .is_none_or(|n| n.eq_ignore_ascii_case(&kind.id));
+        field(&kind.version_field)
+            .filter(|_| named)
+            .map(|v| (kind, v))
+    });
+    found.with_context(|| {
+        let known: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("{} ({})", k.name, k.version_field))
+            .collect();
+        format!(
+            "INFO server names {}, which is none of the servers the spec knows: {}",
+            name.as_deref().unwrap_or("no server_name"),
+            known.join(", ")
+        )
+    })
+}
+
+/// How the server can run the library: functions where it has them, else scripts, else refused.
+/// Asked without writing: COMMAND INFO, and SCRIPT EXISTS (a server may list EVALSHA yet have
+/// scripting switched off, as Garnet without --lua does).
+fn scripting(con: &mut Connection) -> anyhow::Result<Scripting> {
+    if missing_commands(con, &["FUNCTION", "FCALL"])?.is_empty() {
+        return Ok(Scripting::Functions);
+    }
+    let missing = missing_commands(con, &["SCRIPT", "EVALSHA"])?;
+    let answer = if missing.is_empty() {
+        match redis::cmd("SCRIPT")
+            .arg("EXISTS")
+            .arg(&LIBRARY.sha)
+            .query::<Vec<i64>>(con)
+        {
+            Ok(_) => return Ok(Scripting::Scripts),
+            Err(e) => format!("SCRIPT EXISTS answers {e}"),
+        }
+    } else {
+        format!("it lacks {}", missing.join(", "))
+    };
+    bail!(
+        "it has neither functions (FUNCTION, FCALL) nor scripts ({answer}), and the links suite \
+         runs redis/links.lua: use Redis 7 or later, or a server with Lua scripts (Garnet: --lua)"
+    )
+}
+
+/// Which of `commands` the server does not know (COMMAND INFO answers nil for them).
+fn missing_commands(
+    con: &mut Connection,
+    commands: &[&'static str],
+) -> anyhow::Result<Vec<&'static str>> {
+    let known: Vec<redis::Value> = redis::cmd("COMMAND")
+        .arg("INFO")
+        .arg(commands)
+        .query(con)
+        .context("the server does not answer COMMAND INFO")?;
+    Ok(commands
+        .iter()
+        .zip(&known)
+        .filter(|(_, info)| **info == redis::Value::Nil)
+        .map(|(name, _)| *name)
+        .collect())
+}
+
+/// Whether this library is loaded already. FUNCTION LIST matches names by pattern: only the
+/// exact name counts.
+fn function_loaded(con: &mut Connection) -> anyhow::Result<bool> {
+    let present: Vec<redis::Value> = redis::cmd("FUNCTION")
+        .arg("LIST")
+        .arg("LIBRARYNAME")
+        .arg(&LIBRARY.name)
+        .query(con)?;
+    let name = redis::Value::BulkString(LIBRARY.name.clone().into_bytes());
+    Ok(present.into_iter().any(|library| {
+        items(library).is_ok_and(|fields| {
+            fields.windows(2).any(|pair| {
+                pair[0] == redis::Value::BulkString(b"library_name".to_vec()) && pair[1] == name
+            })
+        })
+    }))
 }
 
 impl Drop for Server {

@@ -1,12 +1,15 @@
-//! Redis as a store, in the three modes the benches compare, over one connection and one loaded
-//! data set (the modes only change how a batch travels).
+//! A RESP server (Redis, Garnet) as a store, in the three modes the benches compare, over one
+//! connection and one loaded data set (the modes only change how a batch travels).
 
 use std::fmt;
 
 use anyhow::{bail, Context};
 use redis::{Cmd, Connection, ToRedisArgs, Value};
 
-use crate::store::{Census, Request, Store};
+use crate::{
+    redis_server::Calls,
+    store::{Census, Request, Store},
+};
 
 /// How the requests of one iteration reach the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,19 +25,19 @@ pub enum Mode {
 impl Mode {
     pub const ALL: [Mode; 3] = [Mode::NonTransaction, Mode::Transaction, Mode::Pipeline];
 
-    /// The backend name the spec gives this mode.
-    pub fn backend(self) -> &'static str {
+    /// The mode's part of a backend name: `Redis_Pipeline` is Redis in `Pipeline`.
+    pub fn name(self) -> &'static str {
         match self {
-            Mode::NonTransaction => "Redis_NonTransaction",
-            Mode::Transaction => "Redis_Transaction",
-            Mode::Pipeline => "Redis_Pipeline",
+            Mode::NonTransaction => "NonTransaction",
+            Mode::Transaction => "Transaction",
+            Mode::Pipeline => "Pipeline",
         }
     }
 }
 
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.backend())
+        f.write_str(self.name())
     }
 }
 
@@ -46,28 +49,62 @@ pub trait RedisRequest: Request {
     /// SCAN patterns that cover every key the suite writes, so a run can remove exactly its own.
     const KEYS: &'static [&'static str];
 
-    fn command(&self) -> Cmd;
+    /// The command, calling the library's functions (if it does) as `calls` says.
+    fn command(&self, calls: &Calls) -> Cmd;
 
     /// Reports what the reply to [`RedisRequest::command`] found or changed.
     fn decode(&self, reply: Value, found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()>;
 
     /// Loads background data; the default pipelines the requests in chunks.
     fn load(
-        con: &mut Connection,
+        store: &mut RedisStore,
         batch: &[Self],
         found: &mut impl FnMut(Self::Found),
     ) -> anyhow::Result<()> {
         for chunk in batch.chunks(CHUNK) {
-            run_pipelined(con, chunk, false, found)?;
+            store.pipelined(chunk, false, found)?;
         }
         Ok(())
     }
 }
 
-/// One Redis database holding a suite's data, reached in `mode`.
+/// One database of a server holding a suite's data, reached in `mode`.
 pub struct RedisStore {
     pub con: Connection,
     pub mode: Mode,
+    /// How this server calls the library's functions.
+    pub calls: &'static Calls,
+}
+
+impl RedisStore {
+    /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
+    pub fn pipelined<R: RedisRequest>(
+        &mut self,
+        batch: &[R],
+        atomic: bool,
+        found: &mut impl FnMut(R::Found),
+    ) -> anyhow::Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        if atomic {
+            pipe.atomic();
+        }
+        for request in batch {
+            pipe.add_command(request.command(self.calls));
+        }
+        let replies: Vec<Value> = pipe
+            .query(&mut self.con)
+            .context("a pipelined batch failed")?;
+        if replies.len() != batch.len() {
+            bail!("{} replies to {} requests", replies.len(), batch.len());
+        }
+        for (request, reply) in batch.iter().zip(replies) {
+            request.decode(reply, found)?;
+        }
+        Ok(())
+    }
 }
 
 impl<R: RedisRequest> Store<R> for RedisStore {
@@ -77,25 +114,25 @@ impl<R: RedisRequest> Store<R> for RedisStore {
             Mode::NonTransaction => {
                 for request in batch {
                     let reply = request
-                        .command()
+                        .command(self.calls)
                         .query(&mut self.con)
                         .with_context(|| format!("{request:?}"))?;
                     request.decode(reply, &mut found)?;
                 }
                 Ok(())
             }
-            Mode::Transaction => run_pipelined(&mut self.con, batch, true, &mut found),
-            Mode::Pipeline => run_pipelined(&mut self.con, batch, false, &mut found),
+            Mode::Transaction => self.pipelined(batch, true, &mut found),
+            Mode::Pipeline => self.pipelined(batch, false, &mut found),
         }
     }
 
     fn load(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         R::validate(batch)?;
-        R::load(&mut self.con, batch, &mut found)
+        R::load(self, batch, &mut found)
     }
 
     fn check(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
-        run_pipelined(&mut self.con, batch, false, &mut found)
+        self.pipelined(batch, false, &mut found)
     }
 
     fn census(&mut self) -> anyhow::Result<Census> {
@@ -112,33 +149,6 @@ pub fn command(name: &str, args: impl ToRedisArgs) -> Cmd {
     let mut command = redis::cmd(name);
     command.arg(args);
     command
-}
-
-/// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
-pub fn run_pipelined<R: RedisRequest>(
-    con: &mut Connection,
-    batch: &[R],
-    atomic: bool,
-    found: &mut impl FnMut(R::Found),
-) -> anyhow::Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
-    let mut pipe = redis::pipe();
-    if atomic {
-        pipe.atomic();
-    }
-    for request in batch {
-        pipe.add_command(request.command());
-    }
-    let replies: Vec<Value> = pipe.query(con).context("a pipelined batch failed")?;
-    if replies.len() != batch.len() {
-        bail!("{} replies to {} requests", replies.len(), batch.len());
-    }
-    for (request, reply) in batch.iter().zip(replies) {
-        request.decode(reply, found)?;
-    }
-    Ok(())
 }
 
 /// Reads a reply as a whole number.

@@ -25,8 +25,9 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 14] = [
+pub const OPTIONAL: [&str; 15] = [
     "families",
+    "servers",
     "memory",
     "kernel",
     "round",

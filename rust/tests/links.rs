@@ -10,7 +10,7 @@ use redis_vs_doublets::{
     links::{self, LinkRequest, LinksModel, Query},
     load_spec,
     redis_server::{redact, Server, LIBRARY},
-    redis_store::{Mode, RedisRequest, RedisStore},
+    redis_store::{Mode, RedisRequest},
     store::Store,
 };
 
@@ -146,13 +146,13 @@ fn every_operation_is_undone_on_doublets() {
 
 #[test]
 fn every_operation_is_undone_on_redis_in_every_mode_after_one_load() {
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let mut store = common::redis(&server, Mode::Pipeline);
     let mut model = LinksModel::default();
     let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
     for mode in Mode::ALL {
         store.mode = mode;
-        common::every_operation(&mut store, &mut background, "links", &SIZES, mode.backend());
+        common::every_operation(&mut store, &mut background, "links", &SIZES, mode.name());
     }
 }
 
@@ -243,7 +243,7 @@ fn a_wrong_answer_fails_the_checked_iteration() {
 
 #[test]
 fn a_stale_redis_index_entry_is_caught() {
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let mut store = common::redis(&server, Mode::Pipeline);
     let (background, mut model) = loaded_model(30);
     let tally = redis_vs_doublets::spec::Tally::new(30, 465);
@@ -265,7 +265,7 @@ fn a_stale_redis_index_entry_is_caught() {
 
 #[test]
 fn redis_functions_check_arguments_before_writing() {
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let mut con = server.claim(&[], false).unwrap();
     let fcall = |con: &mut redis::Connection, args: &[&str]| -> Result<redis::Value, String> {
         redis::cmd("FCALL")
@@ -304,7 +304,7 @@ fn redis_functions_check_arguments_before_writing() {
 
 /// A server a person runs: the tests reach it through REDIS_URL, as a user's run would.
 fn someone_elses(disposable: &Server) -> Server {
-    Server::new(Some(disposable.url.clone())).unwrap()
+    Server::at(disposable.url.clone(), &common::spec().servers).unwrap()
 }
 
 fn keys(con: &mut redis::Connection) -> Vec<String> {
@@ -328,7 +328,7 @@ fn libraries(con: &mut redis::Connection) -> Vec<String> {
 
 #[test]
 fn a_non_empty_database_is_refused_whatever_it_holds_unless_allowed() {
-    let disposable = Server::new(None).unwrap();
+    let disposable = common::server();
     let mut con = disposable.connect().unwrap();
     for (key, value) in [("someone:else", "data"), ("redisvsdoublets:owner", "1")] {
         redis::cmd("SET")
@@ -374,7 +374,7 @@ fn a_non_empty_database_is_refused_whatever_it_holds_unless_allowed() {
 
 #[test]
 fn a_run_leaves_the_database_and_the_users_functions_as_it_found_them() {
-    let disposable = Server::new(None).unwrap();
+    let disposable = common::server();
     let mut con = disposable.connect().unwrap();
     // A user's own library named like the project's old one, with a function of the same name.
     let users =
@@ -386,10 +386,9 @@ fn a_run_leaves_the_database_and_the_users_functions_as_it_found_them() {
         .unwrap();
     for _ in 0..2 {
         let server = someone_elses(&disposable);
-        let mut store = RedisStore {
-            con: server.claim(LinkRequest::KEYS, false).unwrap(),
-            mode: Mode::Pipeline,
-        };
+        let mut store = server
+            .store(LinkRequest::KEYS, false, Mode::Pipeline)
+            .unwrap();
         let mut model = LinksModel::default();
         let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
         common::every_operation(&mut store, &mut background, "links", &SIZES, "redis");
@@ -416,7 +415,7 @@ fn a_run_leaves_the_database_and_the_users_functions_as_it_found_them() {
 
 #[test]
 fn a_library_already_loaded_is_used_and_left_in_place() {
-    let disposable = Server::new(None).unwrap();
+    let disposable = common::server();
     let mut con = disposable.connect().unwrap();
     redis::cmd("FUNCTION")
         .arg("LOAD")
@@ -441,7 +440,11 @@ fn the_library_is_named_after_its_content() {
         LIBRARY.name
     );
     assert!(!LIBRARY.code.contains("__LIBRARY__"));
-    assert_eq!(LIBRARY.update, format!("{}_update", LIBRARY.name));
+    assert!(LIBRARY
+        .code
+        .starts_with(&format!("#!lua name={}\n", LIBRARY.name)));
+    assert!(!LIBRARY.script.starts_with("#!lua") && LIBRARY.code.ends_with(&LIBRARY.script));
+    assert_eq!(LIBRARY.sha.len(), 40);
 }
 
 #[test]
@@ -455,8 +458,13 @@ fn passwords_never_reach_messages() {
         redact("redis://127.0.0.1:6379/0"),
         "redis://127.0.0.1:6379/0"
     );
-    let server = Server::new(Some("redis://:s3cret@127.0.0.1:1/0".into())).unwrap();
-    let error = format!("{:#}", server.preflight(false).unwrap_err());
+    let error = match Server::at(
+        "redis://:s3cret@127.0.0.1:1/0".into(),
+        &common::spec().servers,
+    ) {
+        Ok(_) => panic!("nothing listens on port 1"),
+        Err(e) => format!("{e:#}"),
+    };
     assert!(
         !error.contains("s3cret") && error.contains("***"),
         "{error}"
@@ -465,7 +473,7 @@ fn passwords_never_reach_messages() {
 
 #[test]
 fn a_stale_key_beyond_every_probe_is_caught_by_the_count() {
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let mut store = common::redis(&server, Mode::Pipeline);
     let mut model = LinksModel::default();
     let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
@@ -487,7 +495,7 @@ fn a_stale_key_beyond_every_probe_is_caught_by_the_count() {
 
 #[test]
 fn a_disposable_server_stops_when_dropped() {
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let url = server.url.clone();
     server.connect().unwrap();
     drop(server);

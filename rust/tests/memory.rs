@@ -6,7 +6,6 @@ mod common;
 use redis_vs_doublets::{
     links::{self, LinkRequest, LinksModel},
     load_spec, memory,
-    redis_server::Server,
 };
 
 #[test]
@@ -27,7 +26,7 @@ fn stores_holding_almost_nothing_report_almost_nothing() {
         "the one link and the header record"
     );
     assert!(united.reserved.unwrap() >= united.accounted);
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     let redis = memory::redis::<LinkRequest, LinksModel>(&server, suite, &sizes, false).unwrap();
     // Redis' first writes to a database allocate about 145 KiB once, whatever they hold.
     assert!(

@@ -5,7 +5,6 @@ mod common;
 use redis_vs_doublets::{
     harness, links,
     links::{Link, LinkRequest, LinksModel},
-    redis_server::Server,
     redis_store::Mode,
     store::{Request, Store},
     typical,
@@ -107,13 +106,13 @@ where
 /// Replays a suite's scenarios on its model, both doublets stores and Redis in each mode.
 macro_rules! on_every_store {
     ($suite:literal, $request:ty, $model:ty, $stores:ident) => {{
-        let server = Server::new(None).unwrap();
+        let server = common::server();
         for scenario in scenarios($suite) {
             replay(&mut <$model>::default(), &scenario, "model");
             replay(&mut $stores::united_store().unwrap(), &scenario, "united");
             replay(&mut $stores::split_store().unwrap(), &scenario, "split");
             for mode in Mode::ALL {
-                replay::<$request>(&mut common::redis(&server, mode), &scenario, mode.backend());
+                replay::<$request>(&mut common::redis(&server, mode), &scenario, mode.name());
             }
         }
     }};

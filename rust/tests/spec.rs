@@ -54,7 +54,7 @@ fn the_real_spec_loads_with_every_operation() {
             "Each Incoming"
         ]
     );
-    assert_eq!(links.backends.len(), 5);
+    assert_eq!(links.backends.len(), 8);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
 }
 
@@ -181,6 +181,52 @@ fn sizes_come_from_the_environment_with_clear_errors() {
         spec.families_from(Some("doublets".into())).unwrap().len(),
         1
     );
+}
+
+#[test]
+fn servers_are_picked_by_id_and_their_backends_named_after_them() {
+    let spec = load_spec().unwrap();
+    let ids = |value: Option<&str>| -> Result<Vec<String>, String> {
+        spec.servers_from(value.map(String::from))
+            .map(|servers| servers.iter().map(|s| s.id.clone()).collect())
+    };
+    assert_eq!(ids(None).unwrap(), ["redis"]);
+    assert_eq!(ids(Some(" ")).unwrap(), ["redis"]);
+    assert_eq!(ids(Some("redis,garnet")).unwrap(), ["redis", "garnet"]);
+    let unknown = ids(Some("redis,keydb")).unwrap_err();
+    assert!(
+        unknown
+            .contains("BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, garnet"),
+        "{unknown}"
+    );
+    assert!(ids(Some("garnet,garnet"))
+        .unwrap_err()
+        .contains("names garnet twice"));
+    assert_eq!(spec.server_of("Garnet_Pipeline").unwrap().id, "garnet");
+    assert!(spec.server_of("Doublets_Split_Volatile").is_none());
+    let families = vec!["doublets".to_string(), "redis".to_string()];
+    assert!(!spec.runs("Garnet_Pipeline", &families, &["redis"]));
+    assert!(spec.runs("Garnet_Pipeline", &families, &["redis", "garnet"]));
+    assert!(spec.runs("Doublets_Split_Volatile", &families, &[]));
+    let (one, _) = spec.schedule(&families, &["redis"]);
+    let (two, _) = spec.schedule(&families, &["redis", "garnet"]);
+    let operations: usize = spec.suites.iter().map(|s| s.operations.len()).sum();
+    assert_eq!(
+        two - one,
+        3 * operations,
+        "three modes for each operation of both suites"
+    );
+
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let misnamed = real.replacen("name: Garnet_Pipeline", "name: Redis_Pipeline2", 1);
+    let e = parse(&misnamed).unwrap_err();
+    assert!(
+        e.contains("a Garnet backend's name starts with Garnet_"),
+        "{e}"
+    );
+    let nowhere = real.replacen("server: garnet", "server: keydb", 1);
+    let e = parse(&nowhere).unwrap_err();
+    assert!(e.contains("unknown server \"keydb\""), "{e}");
 }
 
 /// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path

@@ -7,7 +7,6 @@ use common::config;
 use proptest::prelude::*;
 use redis_vs_doublets::{
     harness,
-    redis_server::Server,
     redis_store::Mode,
     store::Store,
     typical::{self, Entry, UsageModel, UsageRequest, MAX},
@@ -96,11 +95,11 @@ fn on_every_store(
         "split",
         one(&mut |r| harness::run(&mut split, std::slice::from_ref(r))),
     );
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     for mode in Mode::ALL {
         let mut redis = common::redis(&server, mode);
         check(
-            mode.backend(),
+            mode.name(),
             one(&mut |r| harness::run(&mut redis, std::slice::from_ref(r))),
         );
     }
@@ -226,10 +225,10 @@ fn numbers_out_of_range_are_refused_before_anything_is_written() {
         check("united", &mut |b| harness::run(&mut united, b));
         let mut split = typical::split_store().unwrap();
         check("split", &mut |b| harness::run(&mut split, b));
-        let server = Server::new(None).unwrap();
+        let server = common::server();
         for mode in Mode::ALL {
             let mut redis = common::redis(&server, mode);
-            check(mode.backend(), &mut |b| harness::run(&mut redis, b));
+            check(mode.name(), &mut |b| harness::run(&mut redis, b));
         }
         assert_eq!(stores_checked, 6);
     }
@@ -264,8 +263,8 @@ fn every_operation_is_undone(store: &mut impl Store<UsageRequest>, name: &str) {
 fn every_operation_is_undone_on_every_store() {
     every_operation_is_undone(&mut typical::united_store().unwrap(), "united");
     every_operation_is_undone(&mut typical::split_store().unwrap(), "split");
-    let server = Server::new(None).unwrap();
+    let server = common::server();
     for mode in Mode::ALL {
-        every_operation_is_undone(&mut common::redis(&server, mode), mode.backend());
+        every_operation_is_undone(&mut common::redis(&server, mode), mode.name());
     }
 }

@@ -1,6 +1,6 @@
 //! `cargo run -q --release -p report --bin estimate -- ROUNDS LANGUAGES`: the warm-up and sampling
 //! time spec/benchmarks.yaml asks of a whole comparison (every cell of the families
-//! BENCHMARK_BACKEND selects, in each language and round), which `examples/run-comparison.sh`
+//! BENCHMARK_BACKEND and the servers BENCHMARK_SERVERS select, in each language and round), which `examples/run-comparison.sh`
 //! prints before it starts and compares its real time with at the end. Loading and checking the
 //! backgrounds come on top.
 
@@ -15,20 +15,24 @@ fn main() -> anyhow::Result<()> {
     let rounds: u32 = rounds.parse().context("ROUNDS")?;
     let languages = languages.split(',').count() as u32;
     let spec = Spec::load(&redis_vs_doublets::spec_path(), &check_request)?;
-    let families = spec
+    let families: Vec<String> = spec
         .families_from(std::env::var(&spec.family_env).ok())
-        .map_err(anyhow::Error::msg)?;
-    let (mut cells, mut seconds) = (0usize, 0f64);
-    for suite in &spec.suites {
-        for backend in &suite.backends {
-            let family = &spec.backend(backend).family;
-            if let Some(f) = families.iter().find(|f| &f.id == family) {
-                cells += suite.operations.len();
-                seconds += suite.operations.len() as f64
-                    * (f.sampling.warm_up_seconds + f.sampling.measurement_seconds);
-            }
-        }
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .map(|f| f.id.clone())
+        .collect();
+    // REDIS_URL names one server, whose kind only the bench can ask: every kind has the same
+    // cells, so the default's stand for it.
+    let servers = match std::env::var("REDIS_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    {
+        Some(_) => spec.servers_from(None),
+        None => spec.servers_from(std::env::var(&spec.server_env).ok()),
     }
+    .map_err(anyhow::Error::msg)?;
+    let ids: Vec<&str> = servers.iter().map(|s| s.id.as_str()).collect();
+    let (cells, seconds) = spec.schedule(&families, &ids);
     let runs = rounds * languages;
     // Whole seconds on stdout for the script; the sentence on stderr for the reader.
     println!("{}", (seconds * f64::from(runs)).ceil());

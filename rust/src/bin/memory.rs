@@ -74,9 +74,9 @@ fn run() -> anyhow::Result<()> {
     )?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let redis_url = std::env::var("REDIS_URL").ok();
     redis_server::stop_on_interrupt()?;
-    let mut redis_version = None;
+    // Each server the run used, by id, with its version and scripting, for the provenance.
+    let mut servers: Vec<(String, String)> = Vec::new();
 
     let mut figures = Vec::new();
     for suite in &spec.suites {
@@ -89,26 +89,38 @@ fn run() -> anyhow::Result<()> {
             figures.push(in_child(suite, backend, &sizes)?);
         }
         if families.iter().any(|f| f == "redis") {
-            // A fresh server for each suite: its RSS then grows from the same point.
-            let server = Server::new(redis_url.clone())?;
-            server.preflight(allow_flush)?;
-            redis_version = Some(server.version()?);
-            eprintln!(
-                "{}: {} at {}, B={}…",
-                suite.name.en,
-                redis_version.as_deref().unwrap_or_default(),
-                server.shown(),
-                sizes[0]
-            );
-            figures.push(match suite.id.as_str() {
-                "links" => {
-                    memory::redis::<LinkRequest, LinksModel>(&server, suite, &sizes, allow_flush)?
+            // Fresh servers for each suite: their RSS then grows from the same point.
+            for server in Server::from_env(&spec)? {
+                server.preflight(allow_flush)?;
+                if !servers.iter().any(|(id, _)| *id == server.kind.id) {
+                    servers.push((
+                        server.kind.id.clone(),
+                        provenance::servers(std::slice::from_ref(&server)),
+                    ));
                 }
-                "typical" => {
-                    memory::redis::<UsageRequest, UsageModel>(&server, suite, &sizes, allow_flush)?
-                }
-                other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
-            });
+                eprintln!(
+                    "{}: {} at {}, B={}…",
+                    suite.name.en,
+                    server.describe(),
+                    server.shown(),
+                    sizes[0]
+                );
+                figures.push(match suite.id.as_str() {
+                    "links" => memory::redis::<LinkRequest, LinksModel>(
+                        &server,
+                        suite,
+                        &sizes,
+                        allow_flush,
+                    )?,
+                    "typical" => memory::redis::<UsageRequest, UsageModel>(
+                        &server,
+                        suite,
+                        &sizes,
+                        allow_flush,
+                    )?,
+                    other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+                });
+            }
         }
     }
     print!("{}", memory::table(&spec, &figures));
@@ -120,8 +132,10 @@ fn run() -> anyhow::Result<()> {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         provenance.insert("families".into(), families.join(","));
-        if let Some(version) = redis_version {
-            provenance.insert("redis".into(), version);
+        if !servers.is_empty() {
+            let (ids, described): (Vec<String>, Vec<String>) = servers.into_iter().unzip();
+            provenance.insert("servers".into(), ids.join(","));
+            provenance.insert("redis".into(), described.join("; "));
         }
         let run = MemoryRun {
             background: sizes[0],

@@ -1,21 +1,16 @@
-//! Link requests as Redis commands: changes call the function library in `redis/links.lua`,
-//! queries are one native read each.
+//! Link requests as RESP commands: changes call the library in `redis/links.lua` (as functions or
+//! as a script, as the server's [`Calls`] say), queries are one native read each.
 
 use anyhow::{bail, Context};
-use redis::{Cmd, Connection, ToRedisArgs, Value};
+use redis::{Cmd, Value};
 
 use super::{Link, LinkRequest, Query};
 use crate::{
-    redis_server::LIBRARY,
-    redis_store::{command, items, number, run_pipelined, text_number, RedisRequest, CHUNK},
+    redis_server::Calls,
+    redis_store::{command, items, number, text_number, RedisRequest, RedisStore, CHUNK},
 };
 
 const NO_ARGUMENTS: [u64; 0] = [];
-
-/// A call of one of `redis/links.lua`'s functions, by its server-wide name.
-fn fcall(function: &str, args: impl ToRedisArgs) -> Cmd {
-    command("FCALL", (function, 0, args))
-}
 
 /// Splits the stored "source:target", reading both numbers in place.
 fn endpoints(value: &Value) -> anyhow::Result<(u64, u64)> {
@@ -33,14 +28,12 @@ fn endpoints(value: &Value) -> anyhow::Result<(u64, u64)> {
 impl RedisRequest for LinkRequest {
     const KEYS: &'static [&'static str] = &["links", "links:*", "out:*", "in:*", "pair:*"];
 
-    fn command(&self) -> Cmd {
+    fn command(&self, calls: &Calls) -> Cmd {
         match *self {
-            LinkRequest::CreatePoint => fcall(&LIBRARY.create_point, &NO_ARGUMENTS),
-            LinkRequest::Create { source, target } => fcall(&LIBRARY.create, (source, target)),
-            LinkRequest::Update { id, source, target } => {
-                fcall(&LIBRARY.update, (id, source, target))
-            }
-            LinkRequest::Delete { id } => fcall(&LIBRARY.delete, id),
+            LinkRequest::CreatePoint => calls.create_point.with(&NO_ARGUMENTS),
+            LinkRequest::Create { source, target } => calls.create.with((source, target)),
+            LinkRequest::Update { id, source, target } => calls.update.with((id, source, target)),
+            LinkRequest::Delete { id } => calls.delete.with(id),
             LinkRequest::Each(Query { id: Some(id), .. }) => command("HGET", ("links", id)),
             LinkRequest::Each(Query {
                 source: Some(s),
@@ -107,7 +100,7 @@ impl RedisRequest for LinkRequest {
     /// Runs of point creations go to `create_points`, a chunk per call, which loads a million
     /// links several times faster than one FCALL each.
     fn load(
-        con: &mut Connection,
+        store: &mut RedisStore,
         batch: &[Self],
         found: &mut impl FnMut(Link),
     ) -> anyhow::Result<()> {
@@ -123,7 +116,7 @@ impl RedisRequest for LinkRequest {
                     .take_while(|r| **r != LinkRequest::CreatePoint)
                     .count();
                 for chunk in rest[..others].chunks(CHUNK) {
-                    run_pipelined(con, chunk, false, found)?;
+                    store.pipelined(chunk, false, found)?;
                 }
                 rest = &rest[others..];
                 continue;
@@ -134,9 +127,9 @@ impl RedisRequest for LinkRequest {
                 .map(|start| CHUNK.min(points - start))
                 .collect();
             for &count in &counts {
-                pipe.add_command(fcall(&LIBRARY.create_points, count));
+                pipe.add_command(store.calls.create_points.with(count));
             }
-            let firsts: Vec<u64> = pipe.query(con).context("loading point links")?;
+            let firsts: Vec<u64> = pipe.query(&mut store.con).context("loading point links")?;
             for (first, count) in firsts.into_iter().zip(counts) {
                 (first..first + count as u64).for_each(|id| found(Link::point(id)));
             }

@@ -67,6 +67,10 @@ mod wire {
         pub families: Vec<Family>,
         pub family_env: String,
         #[serde(default)]
+        pub server_env: String,
+        #[serde(default)]
+        pub servers: Vec<Server>,
+        #[serde(default)]
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
         pub backends: Vec<Backend>,
@@ -95,9 +99,24 @@ mod wire {
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
+    pub struct Server {
+        pub id: Spanned<String>,
+        pub name: String,
+        pub default: bool,
+        pub version_field: String,
+        #[serde(default)]
+        pub prepare: Vec<String>,
+        pub start: Spanned<Vec<String>>,
+        pub install: String,
+        pub description: Text,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct Backend {
         pub name: Spanned<String>,
         pub family: Spanned<String>,
+        pub server: Option<Spanned<String>>,
         pub description: Text,
     }
 
@@ -174,10 +193,31 @@ pub struct Family {
     pub sampling: Sampling,
 }
 
+/// A RESP server the redis family can run on, and how a disposable one starts.
+#[derive(Clone, Debug)]
+pub struct ServerKind {
+    pub id: String,
+    /// As tables and messages name it, and the first part of its backends' names.
+    pub name: String,
+    /// Run when BENCHMARK_SERVERS does not say.
+    pub default: bool,
+    /// The field of INFO server that holds its version.
+    pub version_field: String,
+    /// A command run in the repository before the first start (e.g. restoring a .NET tool).
+    pub prepare: Vec<String>,
+    /// The command that starts a disposable server; `{port}` stands for its port.
+    pub start: Vec<String>,
+    /// How to install it, for the error when it cannot start.
+    pub install: String,
+    pub description: Text,
+}
+
 #[derive(Clone, Debug)]
 pub struct Backend {
     pub name: String,
     pub family: String,
+    /// The server a redis-family backend runs on.
+    pub server: Option<String>,
     pub description: Text,
 }
 
@@ -242,6 +282,8 @@ pub struct Spec {
     pub sizes: Vec<Size>,
     pub families: Vec<Family>,
     pub family_env: String,
+    pub server_env: String,
+    pub servers: Vec<ServerKind>,
     /// The paths, relative to the repository, whose files a result's fingerprint covers.
     pub fingerprint: Vec<String>,
     pub memory: Option<Memory>,
@@ -279,6 +321,64 @@ impl Spec {
             .iter()
             .find(|b| b.name == name)
             .expect("suites name declared backends")
+    }
+
+    /// The server a backend runs on, if it is one of a server's.
+    pub fn server_of(&self, backend: &str) -> Option<&ServerKind> {
+        let id = self.backend(backend).server.as_deref()?;
+        self.servers.iter().find(|s| s.id == id)
+    }
+
+    /// The servers to run: those BENCHMARK_SERVERS names (comma-separated ids), or the defaults.
+    pub fn servers_from(&self, value: Option<String>) -> Result<Vec<&ServerKind>, String> {
+        let value = value.unwrap_or_default();
+        if value.trim().is_empty() {
+            return Ok(self.servers.iter().filter(|s| s.default).collect());
+        }
+        let mut chosen: Vec<&ServerKind> = Vec::new();
+        for id in value.split(',').map(str::trim) {
+            let server = self.servers.iter().find(|s| s.id == id).ok_or_else(|| {
+                let known: Vec<_> = self.servers.iter().map(|s| s.id.as_str()).collect();
+                format!(
+                    "{}={value:?}: \"{id}\" is not one of {}",
+                    self.server_env,
+                    known.join(", ")
+                )
+            })?;
+            if chosen.iter().any(|s| s.id == server.id) {
+                return Err(format!("{}={value:?} names {id} twice", self.server_env));
+            }
+            chosen.push(server);
+        }
+        Ok(chosen)
+    }
+
+    /// Whether a run of `families` on the servers `servers` (ids) measures `backend`.
+    pub fn runs(&self, backend: &str, families: &[String], servers: &[&str]) -> bool {
+        let backend = self.backend(backend);
+        families.contains(&backend.family)
+            && backend
+                .server
+                .as_deref()
+                .is_none_or(|id| servers.contains(&id))
+    }
+
+    /// How many cells such a run measures, and the seconds the spec's warm-up and sampling take
+    /// for them (loading and checking come on top).
+    pub fn schedule(&self, families: &[String], servers: &[&str]) -> (usize, f64) {
+        let mut cells = 0;
+        let mut seconds = 0.0;
+        for suite in &self.suites {
+            for backend in &suite.backends {
+                if self.runs(backend, families, servers) {
+                    let sampling = &self.family(&self.backend(backend).family).sampling;
+                    cells += suite.operations.len();
+                    seconds += suite.operations.len() as f64
+                        * (sampling.warm_up_seconds + sampling.measurement_seconds);
+                }
+            }
+        }
+        (cells, seconds)
     }
 
     pub fn family(&self, id: &str) -> &Family {
@@ -486,6 +586,7 @@ impl Resolver<'_> {
         self.unique("size", wire.sizes.iter().map(|s| &s.symbol))?;
         self.unique("family", wire.families.iter().map(|f| &f.id))?;
         self.unique("backend", wire.backends.iter().map(|b| &b.name))?;
+        self.unique("server", wire.servers.iter().map(|s| &s.id))?;
         self.unique("suite", wire.suites.iter().map(|s| &s.id))?;
         self.unique(
             "operation",
@@ -546,6 +647,29 @@ impl Resolver<'_> {
             });
         }
 
+        let mut servers = Vec::new();
+        if let Some(first) = wire.servers.first().filter(|_| wire.server_env.is_empty()) {
+            return Err(self.error(
+                &first.id,
+                "servers need server_env, the variable that picks them",
+            ));
+        }
+        for server in wire.servers {
+            if !server.start.value.iter().any(|a| a.contains("{port}")) {
+                return Err(self.error(&server.start, "start: the command must take {port}"));
+            }
+            servers.push(ServerKind {
+                id: server.id.value,
+                name: server.name,
+                default: server.default,
+                version_field: server.version_field,
+                prepare: server.prepare,
+                start: server.start.value,
+                install: server.install,
+                description: server.description,
+            });
+        }
+
         let mut backends = Vec::new();
         for backend in wire.backends {
             if !families.iter().any(|f| f.id == backend.family.value) {
@@ -554,9 +678,35 @@ impl Resolver<'_> {
                     format!("unknown family \"{}\"", backend.family.value),
                 ));
             }
+            // Server backends are named <server name>_<mode>: the benches find them by that name.
+            let server = match (&backend.server, backend.family.value == "redis") {
+                (Some(id), true) => {
+                    let Some(server) = servers.iter().find(|s| s.id == id.value) else {
+                        return Err(self.error(id, format!("unknown server \"{}\"", id.value)));
+                    };
+                    if !backend.name.value.starts_with(&format!("{}_", server.name)) {
+                        return Err(self.error(
+                            &backend.name,
+                            format!(
+                                "a {} backend's name starts with {}_",
+                                server.name, server.name
+                            ),
+                        ));
+                    }
+                    Some(id.value.clone())
+                }
+                (None, true) => {
+                    return Err(self.error(&backend.name, "a redis-family backend names its server"))
+                }
+                (Some(id), false) => {
+                    return Err(self.error(id, "only redis-family backends run on a server"))
+                }
+                (None, false) => None,
+            };
             backends.push(Backend {
                 name: backend.name.value,
                 family: backend.family.value,
+                server,
                 description: backend.description,
             });
         }
@@ -628,6 +778,8 @@ impl Resolver<'_> {
             sizes,
             families,
             family_env: wire.family_env,
+            server_env: wire.server_env,
+            servers,
             fingerprint: wire.fingerprint,
             memory: wire.memory,
             backends,

@@ -5,7 +5,10 @@ use anyhow::bail;
 use redis::{Cmd, Value};
 
 use super::{Entry, UsageRequest};
-use crate::redis_store::{command, items, number, RedisRequest};
+use crate::{
+    redis_server::Calls,
+    redis_store::{command, items, number, RedisRequest},
+};
 
 fn key(k: u64) -> String {
     format!("k:{k}")
@@ -14,7 +17,7 @@ fn key(k: u64) -> String {
 impl RedisRequest for UsageRequest {
     const KEYS: &'static [&'static str] = &["k:*", "queue", "members"];
 
-    fn command(&self) -> Cmd {
+    fn command(&self, _: &Calls) -> Cmd {
         match *self {
             UsageRequest::Get(k) => command("GET", key(k)),
             UsageRequest::Set(k, v) => command("SET", (key(k), v)),

@@ -9,6 +9,7 @@ use redis_vs_doublets::{
     memory::{Blocks, Footprint},
     redis_server::Server,
     redis_store::{Mode, RedisStore},
+    spec::{ServerKind, Spec},
     store::{Census, Model, Request, Store},
 };
 
@@ -71,6 +72,20 @@ pub fn config() -> ProptestConfig {
     }
 }
 
+pub fn spec() -> Spec {
+    redis_vs_doublets::load_spec().unwrap()
+}
+
+/// The spec's server `id`.
+pub fn kind(id: &str) -> ServerKind {
+    spec().servers.into_iter().find(|s| s.id == id).unwrap()
+}
+
+/// A disposable Redis, as a run without REDIS_URL starts it.
+pub fn server() -> Server {
+    Server::start(&kind("redis")).unwrap()
+}
+
 /// A Redis store on a freshly emptied database of `server`, a disposable one (which holds only
 /// what the tests wrote, so no key patterns are needed to clean it).
 pub fn redis(server: &Server, mode: Mode) -> RedisStore {
@@ -78,10 +93,7 @@ pub fn redis(server: &Server, mode: Mode) -> RedisStore {
         server.disposable.is_some(),
         "tests empty only their own servers"
     );
-    RedisStore {
-        con: server.claim(&[], false).unwrap(),
-        mode,
-    }
+    server.store(&[], false, mode).unwrap()
 }
 
 /// Loads a suite's background at `sizes` into the store and the model, checked.
@@ -130,7 +142,7 @@ pub fn redis_in_every_mode<R: Request, M: Model<R>, A: std::fmt::Debug>(
 ) where
     RedisStore: Store<R>,
 {
-    let server = Server::new(None).unwrap();
+    let server = server();
     for mode in Mode::ALL {
         let mut runner = proptest::test_runner::TestRunner::new(config());
         runner

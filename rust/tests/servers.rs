@@ -1,0 +1,128 @@
+//! Servers by capability: a server with scripts only runs the links library as a script, a server
+//! with neither functions nor scripts is refused before any work, and Garnet (the .NET tool this
+//! repository pins) passes every check Redis passes, started by the tests or reached as a server a
+//! person runs. Every server here is a real one the test starts on a free loopback port.
+
+mod common;
+
+use redis_vs_doublets::{
+    links::{LinkRequest, LinksModel},
+    redis_server::{Scripting, Server},
+    redis_store::Mode,
+    store::{Model, Request},
+    typical::{UsageModel, UsageRequest},
+};
+
+/// A disposable Redis with `args` added to its start command.
+fn redis_with(args: &[&str]) -> anyhow::Result<Server> {
+    let mut kind = common::kind("redis");
+    kind.start.extend(args.iter().map(|a| a.to_string()));
+    Server::start(&kind)
+}
+
+/// `rename-command` arguments that take each of `commands` away.
+fn without(commands: &[&'static str]) -> Vec<&'static str> {
+    commands
+        .iter()
+        .flat_map(|c| ["--rename-command", c, ""])
+        .collect()
+}
+
+/// Loads both suites' backgrounds and runs every operation, checked, in every mode.
+fn every_check_passes(server: &Server) {
+    suite::<LinkRequest, LinksModel>(server, "links", &[60, 12], 72);
+    suite::<UsageRequest, UsageModel>(server, "typical", &[40, 9], 49);
+}
+
+fn suite<R: Request, M: Model<R>>(server: &Server, id: &str, sizes: &[u64], reaches: u64)
+where
+    redis_vs_doublets::redis_store::RedisStore: redis_vs_doublets::store::Store<R>,
+{
+    let mut store = common::redis(server, Mode::Pipeline);
+    let mut model = M::default();
+    let name = server.kind.name.as_str();
+    let mut background = common::load(&mut store, &mut model, id, sizes, reaches, name);
+    for mode in Mode::ALL {
+        store.mode = mode;
+        common::every_operation(
+            &mut store,
+            &mut background,
+            id,
+            sizes,
+            &server.backend(mode),
+        );
+    }
+}
+
+#[test]
+fn a_server_with_scripts_only_runs_the_library_as_a_script() {
+    let server = redis_with(&without(&["FUNCTION", "FCALL", "FCALL_RO"])).unwrap();
+    assert_eq!(server.scripting, Scripting::Scripts);
+    every_check_passes(&server);
+}
+
+#[test]
+fn a_server_without_scripting_is_refused_before_any_work() {
+    let error = redis_with(&without(&[
+        "FUNCTION",
+        "FCALL",
+        "FCALL_RO",
+        "EVAL",
+        "EVALSHA",
+        "EVAL_RO",
+        "EVALSHA_RO",
+        "SCRIPT",
+    ]))
+    .err()
+    .map(|e| format!("{e:#}"))
+    .expect("refused");
+    assert!(
+        error.contains(
+            "has neither functions (FUNCTION, FCALL) nor scripts (it lacks SCRIPT, EVALSHA)"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn garnet_without_lua_is_refused_before_any_work() {
+    let mut kind = common::kind("garnet");
+    kind.start.retain(|a| a != "--lua");
+    let error = Server::start(&kind)
+        .err()
+        .map(|e| format!("{e:#}"))
+        .expect("refused");
+    assert!(
+        error.contains("Garnet 2.2.8")
+            && error.contains("Lua scripting support disabled")
+            && error.contains("Garnet: --lua"),
+        "{error}"
+    );
+}
+
+#[test]
+fn garnet_passes_every_check_redis_passes() {
+    let server = Server::start(&common::kind("garnet")).unwrap();
+    assert_eq!(server.describe(), "Garnet 2.2.8");
+    assert_eq!(server.scripting, Scripting::Scripts);
+    every_check_passes(&server);
+    // The same Garnet reached as a server a person runs: identified from INFO server.
+    let theirs = Server::at(server.url.clone(), &common::spec().servers).unwrap();
+    assert_eq!(
+        (theirs.kind.id.as_str(), theirs.backend(Mode::Pipeline)),
+        ("garnet", "Garnet_Pipeline".to_string())
+    );
+}
+
+#[test]
+fn redis_is_identified_by_its_version_field() {
+    let server = common::server();
+    let theirs = Server::at(server.url.clone(), &common::spec().servers).unwrap();
+    assert_eq!(theirs.kind.id, "redis");
+    assert_eq!(theirs.scripting, Scripting::Functions);
+    assert!(
+        theirs.describe().starts_with("Redis 7."),
+        "{}",
+        theirs.describe()
+    );
+}
