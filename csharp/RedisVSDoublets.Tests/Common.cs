@@ -5,11 +5,17 @@ namespace RedisVSDoublets.Tests;
 /// <summary>A disposable redis-server for a test class; each store gets a freshly emptied database.</summary>
 public sealed class RedisFixture : IDisposable
 {
-    public RedisServer Server { get; } = RedisServer.FromEnvironment(null);
     public static string Root { get; } = Spec.FindRoot(AppContext.BaseDirectory);
+    public RedisServer Server { get; } = RedisServer.Start(Stores.Kind("redis"), Root);
 
     /// <summary>The fixture's server is disposable, so it holds only what the tests wrote: no key patterns are needed to clean it.</summary>
     public IDatabase Claim() => Server.Claim([], allowFlush: false);
+
+    /// <summary>A store on a freshly emptied database of the fixture's server.</summary>
+    public RedisStore<TRequest, TFound, TCodec> Store<TRequest, TFound, TCodec>()
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TCodec : struct, IRedisCodec<TRequest, TFound> => new(Claim(), Server.Calls);
 
     public void Dispose() => Server.Dispose();
 }
@@ -18,13 +24,16 @@ public static class Stores
 {
     public static Spec Spec() => RedisVSDoublets.Spec.Load(Path.Combine(RedisFixture.Root, RedisVSDoublets.Spec.RelativePath), Bench.CheckRequest);
 
+    /// <summary>The spec's server <paramref name="id"/>.</summary>
+    public static ServerDef Kind(string id) => Spec().File.Servers.Single(s => s.Id == id);
+
     /// <summary>Every links store: both doublets layouts and Redis in each mode, each on its own fresh data.</summary>
     public static IEnumerable<(string Name, Func<IStore<LinkRequest, Link>> Make)> Links(RedisFixture redis)
     {
         yield return ("united", () => new DoubletsLinks(Layout.United));
         yield return ("split", () => new DoubletsLinks(Layout.Split));
         foreach (var mode in Modes.All)
-            yield return (mode.Backend(), () => new RedisStore<LinkRequest, Link, LinksCodec>(redis.Claim()) { Mode = mode });
+            yield return (redis.Server.Backend(mode), () => new RedisStore<LinkRequest, Link, LinksCodec>(redis.Claim(), redis.Server.Calls) { Mode = mode });
     }
 
     public static IEnumerable<(string Name, Func<IStore<UsageRequest, Entry>> Make)> Usage(RedisFixture redis)
@@ -32,7 +41,7 @@ public static class Stores
         yield return ("united", () => new DoubletsUsage(Layout.United));
         yield return ("split", () => new DoubletsUsage(Layout.Split));
         foreach (var mode in Modes.All)
-            yield return (mode.Backend(), () => new RedisStore<UsageRequest, Entry, UsageCodec>(redis.Claim()) { Mode = mode });
+            yield return (redis.Server.Backend(mode), () => new RedisStore<UsageRequest, Entry, UsageCodec>(redis.Claim(), redis.Server.Calls) { Mode = mode });
     }
 
     /// <summary>Loads a suite's background at <paramref name="sizes"/> into the store and the model, checked.</summary>

@@ -165,7 +165,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
     }
 
     /// <summary>A server a person runs: the tests reach it through REDIS_URL, as a user's run would.</summary>
-    RedisServer SomeoneElses() => RedisServer.FromEnvironment(redis.Server.Url);
+    RedisServer SomeoneElses() => RedisServer.At(redis.Server.Url, Stores.Spec().File.Servers);
 
     static List<string> Keys(RedisServer server) =>
         [.. server.Connection.GetServer(server.Connection.GetEndPoints()[0]).Keys().Select(k => (string)k!).Order()];
@@ -213,7 +213,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         {
             using (var foreign = SomeoneElses())
             {
-                var store = new RedisStore<LinkRequest, Link, LinksCodec>(foreign.Claim(LinksCodec.Keys, allowFlush: false));
+                var store = new RedisStore<LinkRequest, Link, LinksCodec>(foreign.Claim(LinksCodec.Keys, allowFlush: false), foreign.Calls);
                 EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), spec.Suites[0], "redis");
                 Assert.Contains(Library.Links.Name, Libraries(db));
             }
@@ -242,7 +242,10 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         var source = File.ReadAllBytes(Path.Combine(RedisFixture.Root, "redis/links.lua"));
         Assert.Equal("rvd_" + Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(source))[..12], Library.Links.Name);
         Assert.DoesNotContain("__LIBRARY__", Library.Links.Code);
-        Assert.Equal($"{Library.Links.Name}_update", Library.Links.Update);
+        Assert.StartsWith($"#!lua name={Library.Links.Name}\n", Library.Links.Code);
+        Assert.True(Library.Links.Code.EndsWith(Library.Links.Script, StringComparison.Ordinal) && !Library.Links.Script.StartsWith("#!lua", StringComparison.Ordinal));
+        Assert.Equal([$"{Library.Links.Name}_update", 0], Library.Links.Functions.Update);
+        Assert.Equal([Library.Links.Sha, 0, "update"], Library.Links.Scripts.Update);
     }
 
     [Fact]
@@ -251,7 +254,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         Assert.Equal("redis://user:***@127.0.0.1:6379/0", RedisServer.Redact("redis://user:s3cret@127.0.0.1:6379/0"));
         Assert.Equal("redis://:***@host/0", RedisServer.Redact("redis://:s3cret@host/0"));
         Assert.Equal("redis://127.0.0.1:6379/0", RedisServer.Redact("redis://127.0.0.1:6379/0"));
-        var e = Assert.Throws<InvalidOperationException>(() => RedisServer.FromEnvironment("redis://:s3cret@127.0.0.1:1/0"));
+        var e = Assert.Throws<InvalidOperationException>(() => RedisServer.At("redis://:s3cret@127.0.0.1:1/0", Stores.Spec().File.Servers));
         Assert.DoesNotContain("s3cret", e.Message);
         Assert.Contains("***", e.Message);
     }
@@ -259,7 +262,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Fact]
     public void AStaleKeyBeyondEveryProbeIsCaughtByTheCount()
     {
-        var store = new RedisStore<LinkRequest, Link, LinksCodec>(redis.Claim());
+        var store = redis.Store<LinkRequest, Link, LinksCodec>();
         var background = Stores.Load(store, new LinksModel(), Stores.Spec().Suites[0], Sizes, 60, "redis");
         redis.Server.Connection.GetDatabase().SetAdd("pair:500:500", 500);
         var e = Assert.Throws<ValidationException>(() => background.Verify(store, "redis"));

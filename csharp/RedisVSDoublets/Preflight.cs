@@ -30,7 +30,6 @@ public static class Preflight
         return (sizes, families);
     }
 
-    /// <summary>The spec's estimate: per background request of a suite, the harness always plus the selected families' stores; the most any suite needs.</summary>
     /// <summary>Which round of a run this is (BENCHMARK_ROUND, from 1; default 1). Even rounds
     /// measure the backends in reverse order, so that drift over a run favours none of them.</summary>
     public static uint Round(Func<string, string?> get) => get("BENCHMARK_ROUND") switch
@@ -40,6 +39,7 @@ public static class Preflight
         var text => throw new ArgumentException($"BENCHMARK_ROUND={text} is not a whole number from 1"),
     };
 
+    /// <summary>The spec's estimate: per background request of a suite, the harness always plus the selected families' stores; the most any suite needs.</summary>
     public static UInt128 MemoryNeeded(Spec spec, ulong[] sizes, IEnumerable<FamilyDef> families)
     {
         var ids = families.Select(f => f.Id).Prepend("harness").ToList();

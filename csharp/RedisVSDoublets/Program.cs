@@ -33,7 +33,7 @@ public sealed class Bench(Options options)
     Spec spec = null!;
     ulong[] sizes = [];
     IReadOnlyList<FamilyDef> families = [];
-    RedisServer? server;
+    List<RedisServer> servers = [];
     uint round = 1;
     string fingerprint = "";
 
@@ -76,11 +76,12 @@ public sealed class Bench(Options options)
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
         var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
-        using var redis = server = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(Environment.GetEnvironmentVariable("REDIS_URL")) : null;
-        if (server is not null)
+        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
+        using var stop = new Disposer(servers);
+        foreach (var server in servers)
         {
             server.Preflight(allowFlush);
-            Console.Error.WriteLine($"{server.Version()} at {server.Shown}");
+            Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
         }
         var (count, estimate) = Schedule();
         Console.Error.WriteLine(options.Test
@@ -126,7 +127,7 @@ public sealed class Bench(Options options)
     }
 
     bool Selected(Suite suite, string backend) =>
-        suite.Backends.Contains(backend) && families.Any(f => f.Id == spec.Backend(backend).Family)
+        suite.Backends.Contains(backend) && spec.Runs(backend, families.Select(f => f.Id), servers.Select(s => s.Kind.Id))
         && suite.Operations.Any(op => options.Keeps($"{op.Id}/{backend}"));
 
     void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>> doublets)
@@ -201,26 +202,29 @@ public sealed class Bench(Options options)
             }
         }
 
-        if (!reversed) Doublets();
-        var modes = Modes.All.Where(m => Selected(suite, m.Backend())).ToList();
-        if (reversed) modes.Reverse();
-        if (modes.Count > 0 && server is not null)
+        void Server(RedisServer server)
         {
+            var modes = Modes.All.Where(m => Selected(suite, server.Backend(m))).ToList();
+            if (reversed) modes.Reverse();
+            if (modes.Count == 0) return;
             // One load serves the three modes: every iteration is undone and the checks prove it.
             // The suite's keys are removed afterwards, whatever happened.
             var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
             try
             {
-                var redis = new RedisStore<TRequest, TFound, TCodec>(server.Claim(TCodec.Keys, allowFlush));
-                var loaded = Load(redis, "Redis");
+                var redis = new RedisStore<TRequest, TFound, TCodec>(server.Claim(TCodec.Keys, allowFlush), server.Calls);
+                var loaded = Load(redis, server.Kind.Name);
                 foreach (var mode in modes)
                 {
                     redis.Mode = mode;
-                    Cells(redis, loaded, mode.Backend());
+                    Cells(redis, loaded, server.Backend(mode));
                 }
             }
             finally { server.Release(); }
         }
+
+        if (!reversed) Doublets();
+        foreach (var server in reversed ? Enumerable.Reverse(servers) : servers) Server(server);
         if (reversed) Doublets();
         foreach (var backend in suite.Backends)
             if (Selected(suite, backend) && !done.Contains(backend))
@@ -241,7 +245,11 @@ public sealed class Bench(Options options)
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
         provenance.Add(("round", round.ToString(CultureInfo.InvariantCulture)));
         provenance.Add(("fingerprint", fingerprint));
-        if (server is not null) provenance.Add(("redis", server.Version()));
+        if (servers.Count > 0)
+        {
+            provenance.Add(("servers", string.Join(",", servers.Select(s => s.Kind.Id))));
+            provenance.Add(("redis", string.Join("; ", servers.Select(s => $"{s.Describe()} ({s.DescribeScripting()})"))));
+        }
         provenance.AddRange(Provenance.Common(root));
         var text = string.Concat(provenance.Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
         // Written whole at the end: a failed or interrupted run leaves no partial file.
@@ -254,17 +262,29 @@ public sealed class Bench(Options options)
         System.Reflection.CustomAttributeExtensions.GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>(type.Assembly)
             ?.InformationalVersion.Split('+')[0] ?? "unknown";
 
-    public static string? Command(string file, params string[] args)
+    public static string? Command(string file, params string[] args) => CommandIn(null, file, args);
+
+    /// <summary>What the command prints, run in <paramref name="directory"/>; null if it fails or is not installed.</summary>
+    public static string? CommandIn(string? directory, string file, params string[] args)
     {
         try
         {
             using var process = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo(file, args)
-            { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false })!;
+            { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = directory ?? "" })!;
             var output = process.StandardOutput.ReadToEnd().Trim();
             process.WaitForExit();
             return process.ExitCode == 0 ? output : null;
         }
         catch (System.ComponentModel.Win32Exception) { return null; }
+    }
+}
+
+/// <summary>Disposes the run's servers however the run ends.</summary>
+sealed class Disposer(IEnumerable<IDisposable> items) : IDisposable
+{
+    public void Dispose()
+    {
+        foreach (var item in items) item.Dispose();
     }
 }
 

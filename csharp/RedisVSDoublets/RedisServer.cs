@@ -10,6 +10,8 @@ namespace RedisVSDoublets;
 /// The links function library (redis/links.lua, embedded at build time) as a server holds it:
 /// named <c>rvd_</c> and the first 12 hex digits of the source's SHA-1, with every function named
 /// after the library, exactly as the Rust side loads it. A user's library never collides with it.
+/// Servers without functions (Garnet) get the same source without its <c>#!lua</c> line as one
+/// script, which runs the function its first argument names.
 /// </summary>
 public sealed class Library
 {
@@ -18,10 +20,11 @@ public sealed class Library
     public string Name { get; }
     /// <summary>The source with the name filled in, as FUNCTION LOAD takes it.</summary>
     public string Code { get; }
-    public string CreatePoint { get; }
-    public string Create { get; }
-    public string Update { get; }
-    public string Delete { get; }
+    /// <summary>The same without its <c>#!lua</c> line, as SCRIPT LOAD takes it, and its SHA-1.</summary>
+    public string Script { get; }
+    public string Sha { get; }
+    public Calls Functions { get; }
+    public Calls Scripts { get; }
 
     Library()
     {
@@ -32,21 +35,41 @@ public sealed class Library
         var source = buffer.ToArray();
         Name = "rvd_" + Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(source))[..12];
         Code = System.Text.Encoding.UTF8.GetString(source).Replace("__LIBRARY__", Name, StringComparison.Ordinal);
-        (CreatePoint, Create, Update, Delete) = ($"{Name}_create_point", $"{Name}_create", $"{Name}_update", $"{Name}_delete");
+        Script = Code[(Code.IndexOf('\n') + 1)..];
+        Sha = Convert.ToHexStringLower(System.Security.Cryptography.SHA1.HashData(System.Text.Encoding.UTF8.GetBytes(Script)));
+        Functions = new Calls("FCALL", function => [$"{Name}_{function}", 0]);
+        Scripts = new Calls("EVALSHA", function => [Sha, 0, function]);
     }
 }
 
+/// <summary>How a server runs the library: as functions, or (servers without them, like Garnet) as a script.</summary>
+public enum Scripting { Functions, Scripts }
+
 /// <summary>
-/// The Redis server of a run: the one REDIS_URL names, or a disposable redis-server on a free
-/// loopback port (no persistence), stopped on Dispose, on process exit and on Ctrl-C.
-/// A run never deletes or overwrites what it did not write: it refuses a non-empty database unless
-/// BENCHMARK_ALLOW_FLUSH=1, never replaces a library it did not load, and when it ends (success,
-/// failure, Ctrl-C or SIGTERM) removes the keys it wrote and the library it loaded.
+/// The library's functions as one server calls them: <c>FCALL name 0 …</c> or
+/// <c>EVALSHA sha 0 function …</c>, each head made once (commands are built inside measured loops).
+/// </summary>
+public sealed class Calls(string command, Func<string, object[]> head)
+{
+    public string Command { get; } = command;
+    public object[] CreatePoint { get; } = head("create_point");
+    public object[] Create { get; } = head("create");
+    public object[] Update { get; } = head("update");
+    public object[] Delete { get; } = head("delete");
+}
+
+/// <summary>
+/// A server of a run: the one REDIS_URL names (identified from INFO server), or a disposable one of
+/// a kind the spec declares, on a free loopback port (no persistence), stopped on Dispose, on
+/// process exit and on Ctrl-C. A run never deletes or overwrites what it did not write: it refuses
+/// a non-empty database unless BENCHMARK_ALLOW_FLUSH=1, never replaces a library it did not load,
+/// and when it ends (success, failure, Ctrl-C or SIGTERM) removes the keys it wrote and the library
+/// it loaded.
 /// </summary>
 public sealed class RedisServer : IDisposable
 {
-    /// <summary>The commands every suite needs beyond plain reads and writes.</summary>
-    static readonly string[] NeededCommands = ["FUNCTION", "FCALL", "DBSIZE", "SCAN"];
+    /// <summary>What every suite needs of a server beyond its own commands: counting, finding and removing the run's keys, and transactions.</summary>
+    static readonly string[] HarnessCommands = ["INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "FLUSHDB", "CLIENT", "MULTI", "EXEC"];
 
     Process? process;
     readonly List<PosixSignalRegistration> signals = [];
@@ -59,15 +82,35 @@ public sealed class RedisServer : IDisposable
     public string Shown => Redact(Url);
     public ConnectionMultiplexer Connection { get; }
     public bool Disposable => process is not null;
+    /// <summary>What it is, from INFO server: one of the spec's servers.</summary>
+    public ServerDef Kind { get; }
+    /// <summary>Its version, from the field of INFO server the spec names.</summary>
+    public string Version { get; }
+    /// <summary>How it runs the links suite's library.</summary>
+    public Scripting Scripting { get; }
+    public Calls Calls => Scripting == Scripting.Functions ? Library.Links.Functions : Library.Links.Scripts;
 
-    RedisServer(string url, Process? process)
+    RedisServer(string url, Process? process, IReadOnlyList<ServerDef> kinds)
     {
         Url = url;
         this.process = process;
         try { Connection = ConnectionMultiplexer.Connect(Options(url)); }
         catch (RedisConnectionException e) when (process is null)
         {
-            throw new InvalidOperationException($"cannot connect to Redis at {Shown}: {e.Message.Replace(url, Shown, StringComparison.Ordinal)}");
+            throw new InvalidOperationException($"cannot connect to the server at {Shown}: {e.Message.Replace(url, Shown, StringComparison.Ordinal)}");
+        }
+        string what = "";
+        try
+        {
+            var db = Connection.GetDatabase();
+            (Kind, Version) = Identify(db, kinds);
+            what = $" ({Describe()})";
+            Scripting = DetectScripting(db);
+        }
+        catch (Exception e) when (e is InvalidOperationException or RedisException)
+        {
+            Connection.Dispose();
+            throw new InvalidOperationException($"the server at {Shown}{what}: {e.Message}", e);
         }
         if (process is null)
         {
@@ -76,6 +119,64 @@ public sealed class RedisServer : IDisposable
             foreach (var signal in new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT })
                 signals.Add(PosixSignalRegistration.Create(signal, OnSignal));
         }
+    }
+
+    /// <summary>"Redis 7.0.15", as the provenance and messages name it.</summary>
+    public string Describe() => $"{Kind.Name} {Version}";
+
+    /// <summary>For the method text and the provenance.</summary>
+    public string DescribeScripting() => Scripting == Scripting.Functions ? "functions: FUNCTION LOAD, FCALL" : "scripts: SCRIPT LOAD, EVALSHA";
+
+    /// <summary>The backend name of <paramref name="mode"/> on this server, as the spec names it: Garnet_Pipeline.</summary>
+    public string Backend(Mode mode) => $"{Kind.Name}_{mode}";
+
+    /// <summary>
+    /// Which of <paramref name="kinds"/> the server is, and its version, from INFO server: its
+    /// server_name where it reports one (Garnet does; Redis 7 does not), else the first kind whose
+    /// version field it has.
+    /// </summary>
+    static (ServerDef, string) Identify(IDatabase db, IReadOnlyList<ServerDef> kinds)
+    {
+        var info = ((string?)db.Execute("INFO", "server") ?? "").Split('\n').Select(l => l.Trim()).ToList();
+        string? Field(string name) => info.FirstOrDefault(l => l.StartsWith(name + ":", StringComparison.Ordinal))?[(name.Length + 1)..];
+        var name = Field("server_name");
+        foreach (var kind in kinds)
+            if ((name is null || string.Equals(name, kind.Id, StringComparison.OrdinalIgnoreCase)) && Field(kind.VersionField) is { } version)
+                return (kind, version);
+        throw new InvalidOperationException(
+            $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))}");
+    }
+
+    /// <summary>
+    /// How the server can run the library: functions where it has them, else scripts, else refused.
+    /// Asked without writing: COMMAND INFO, and SCRIPT EXISTS (a server may list EVALSHA yet have
+    /// scripting switched off, as Garnet without --lua does).
+    /// </summary>
+    static Scripting DetectScripting(IDatabase db)
+    {
+        if (Missing(db, ["FUNCTION", "FCALL"]).Count == 0) return Scripting.Functions;
+        var missing = Missing(db, ["SCRIPT", "EVALSHA"]);
+        string answer;
+        if (missing.Count == 0)
+        {
+            try
+            {
+                db.Execute("SCRIPT", "EXISTS", Library.Links.Sha);
+                return Scripting.Scripts;
+            }
+            catch (RedisServerException e) { answer = $"SCRIPT EXISTS answers {e.Message}"; }
+        }
+        else answer = $"it lacks {string.Join(", ", missing)}";
+        throw new InvalidOperationException(
+            $"it has neither functions (FUNCTION, FCALL) nor scripts ({answer}), and the links suite runs redis/links.lua: " +
+            "use Redis 7 or later, or a server with Lua scripts (Garnet: --lua)");
+    }
+
+    /// <summary>Which of <paramref name="commands"/> the server does not know (COMMAND INFO answers nil for them).</summary>
+    static List<string> Missing(IDatabase db, string[] commands)
+    {
+        var known = (RedisResult[])db.Execute("COMMAND", ["INFO", .. commands])!;
+        return commands.Where((_, k) => known[k].IsNull).ToList();
     }
 
     static volatile bool interrupted;
@@ -131,39 +232,71 @@ public sealed class RedisServer : IDisposable
         return options;
     }
 
-    public static RedisServer FromEnvironment(string? url) =>
-        string.IsNullOrWhiteSpace(url) ? StartDisposable() : new RedisServer(url, null);
-
-    static RedisServer StartDisposable()
+    /// <summary>
+    /// The servers a run uses: the one REDIS_URL names, else a disposable server of each kind the
+    /// server variable names (default: those the spec marks default).
+    /// </summary>
+    public static List<RedisServer> FromEnvironment(Spec spec, string root, Func<string, string?> get)
     {
+        if (get("REDIS_URL") is { } url && !string.IsNullOrWhiteSpace(url)) return [At(url, spec.File.Servers)];
+        var kinds = spec.ServersFrom(get(spec.File.ServerEnv));
+        var servers = new List<RedisServer>();
+        try
+        {
+            foreach (var kind in kinds) servers.Add(Start(kind, root));
+        }
+        catch
+        {
+            servers.ForEach(s => s.Dispose());
+            throw;
+        }
+        return servers;
+    }
+
+    /// <summary>The server at <paramref name="url"/>, which must be one of <paramref name="kinds"/>.</summary>
+    public static RedisServer At(string url, IReadOnlyList<ServerDef> kinds) => new(url, null, kinds);
+
+    /// <summary>Starts a disposable server of <paramref name="kind"/> on a free loopback port, after its prepare command.</summary>
+    public static RedisServer Start(ServerDef kind, string root)
+    {
+        if (kind.Prepare.Count > 0)
+        {
+            var prepared = Bench.CommandIn(root, kind.Prepare[0], [.. kind.Prepare.Skip(1)]) is not null;
+            if (!prepared) throw new InvalidOperationException($"`{string.Join(" ", kind.Prepare)}` failed, so {kind.Name} cannot start: install {kind.Install}");
+        }
         Exception? last = null;
         for (var attempt = 0; attempt < 5; attempt++)
         {
-            var port = FreePort();
+            var port = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
+            var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal)).ToList();
             Process process;
             try
             {
-                process = Process.Start(new ProcessStartInfo("redis-server",
-                    ["--port", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"])
-                { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false })!;
+                process = Process.Start(new ProcessStartInfo(args[0], args.Skip(1))
+                { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = root })!;
             }
             catch (System.ComponentModel.Win32Exception e)
             {
-                throw new InvalidOperationException($"cannot start redis-server ({e.Message}): install it (Debian/Ubuntu: apt-get install -y redis-server) or set REDIS_URL");
+                throw new InvalidOperationException($"cannot start {kind.Name} ({e.Message}): install {kind.Install}");
             }
-            var stop = () => { try { if (!process.HasExited) process.Kill(); } catch (InvalidOperationException) { } };
+            // Whatever it writes is read, so that it never blocks on a full pipe.
+            process.OutputDataReceived += (_, _) => { };
+            process.BeginOutputReadLine();
+            // A launcher (dotnet tool run) and the server it starts are stopped together.
+            var stop = () => { try { if (!process.HasExited) process.Kill(entireProcessTree: true); } catch (InvalidOperationException) { } };
             AppDomain.CurrentDomain.ProcessExit += (_, _) => stop();
             Console.CancelKeyPress += (_, _) => stop();
             var watch = Stopwatch.StartNew();
-            while (watch.Elapsed < TimeSpan.FromSeconds(10) && !process.HasExited)
+            while (watch.Elapsed < TimeSpan.FromSeconds(60) && !process.HasExited)
             {
-                try { return new RedisServer($"redis://127.0.0.1:{port}/0", process); }
+                try { return new RedisServer($"redis://127.0.0.1:{port}/0", process, [kind]); }
                 catch (RedisConnectionException e) { last = e; Thread.Sleep(20); }
+                catch (InvalidOperationException) { stop(); throw; }
             }
             stop();
-            last ??= new InvalidOperationException($"redis-server on port {port} exited: {process.StandardError.ReadToEnd().Trim()}");
+            last ??= new InvalidOperationException($"{kind.Name} on port {port} exited: {process.StandardError.ReadToEnd().Trim()}");
         }
-        throw new InvalidOperationException($"could not start a disposable redis-server: {last?.Message}");
+        throw new InvalidOperationException($"could not start a disposable {kind.Name}: {last?.Message}");
     }
 
     static int FreePort()
@@ -173,20 +306,13 @@ public sealed class RedisServer : IDisposable
         return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
-    public string Version()
-    {
-        var server = Connection.GetServer(Connection.GetEndPoints()[0]);
-        return $"Redis {server.Version}";
-    }
-
     /// <summary>Everything a run needs of the server, checked before any work and without writing.</summary>
     public void Preflight(bool allowFlush)
     {
         var db = Connection.GetDatabase();
-        var known = (RedisResult[])db.Execute("COMMAND", ["INFO", .. NeededCommands])!;
-        var missing = NeededCommands.Where((_, k) => known[k].IsNull).ToList();
+        var missing = Missing(db, HarnessCommands);
         if (missing.Count > 0)
-            throw new InvalidOperationException($"the server at {Shown} ({Version()}) lacks {string.Join(", ", missing)}, which the benches need: use Redis 7 or later");
+            throw new InvalidOperationException($"the server at {Shown} ({Describe()}) lacks {string.Join(", ", missing)}, which the benches need");
         RefuseForeign(db, allowFlush);
     }
 
@@ -212,6 +338,15 @@ public sealed class RedisServer : IDisposable
         lock (written)
         {
             patterns.UnionWith(keys);
+            if (Scripting == Scripting.Scripts)
+            {
+                // A script cache entry is not data, and there is no way to remove one entry
+                // (SCRIPT FLUSH would remove everyone's): it stays, under its content's SHA-1.
+                var sha = (string?)db.Execute("SCRIPT", "LOAD", Library.Links.Script);
+                if (sha != Library.Links.Sha)
+                    throw new InvalidOperationException($"{Describe()} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {Library.Links.Sha}");
+                return db;
+            }
             // FUNCTION LIST matches names by pattern: only the exact name counts.
             var present = ((RedisResult[])db.Execute("FUNCTION", "LIST", "LIBRARYNAME", Library.Links.Name)!)
                 .Any(library => library.ToDictionary().TryGetValue("library_name", out var name) && (string?)name == Library.Links.Name);
@@ -264,7 +399,7 @@ public sealed class RedisServer : IDisposable
         Connection.Dispose();
         if (process is { HasExited: false })
         {
-            process.Kill();
+            process.Kill(entireProcessTree: true);
             process.WaitForExit();
         }
         process = null;

@@ -16,7 +16,6 @@ public enum Mode
 public static class Modes
 {
     public static readonly Mode[] All = [Mode.NonTransaction, Mode.Transaction, Mode.Pipeline];
-    public static string Backend(this Mode mode) => "Redis_" + mode;
 }
 
 /// <summary>How a suite's requests become Redis commands and how the replies are read.</summary>
@@ -25,12 +24,13 @@ public interface IRedisCodec<TRequest, TFound>
     /// <summary>SCAN patterns that cover every key the suite writes, so a run can remove exactly its own.</summary>
     static abstract string[] Keys { get; }
 
-    (string Command, object[] Args) Command(in TRequest request);
+    /// <summary>The command, calling the library's functions (if it does) as <paramref name="calls"/> says.</summary>
+    (string Command, object[] Args) Command(in TRequest request, Calls calls);
     void Decode<TSink>(in TRequest request, RedisResult reply, ref TSink sink) where TSink : struct, ISink<TFound>;
 }
 
-/// <summary>One Redis database holding a suite's data, reached in <see cref="Mode"/>.</summary>
-public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db) : IStore<TRequest, TFound>
+/// <summary>One database of a server holding a suite's data, reached in <see cref="Mode"/>; <paramref name="calls"/> says how this server calls the library.</summary>
+public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db, Calls calls) : IStore<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TCodec : struct, IRedisCodec<TRequest, TFound>
@@ -50,7 +50,7 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db) : IStore<
         {
             foreach (var request in batch)
             {
-                var (command, args) = codec.Command(request);
+                var (command, args) = codec.Command(request, calls);
                 codec.Decode(request, db.Execute(command, args), ref sink);
             }
             return;
@@ -76,7 +76,7 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db) : IStore<
             var transaction = db.CreateTransaction();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k]);
+                var (command, args) = codec.Command(batch[k], calls);
                 replies[k] = transaction.ExecuteAsync(command, args);
             }
             if (!transaction.Execute()) throw new InvalidOperationException("the transaction was not committed");
@@ -86,7 +86,7 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IDatabase db) : IStore<
             var pipeline = db.CreateBatch();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k]);
+                var (command, args) = codec.Command(batch[k], calls);
                 replies[k] = pipeline.ExecuteAsync(command, args);
             }
             pipeline.Execute();
@@ -127,12 +127,12 @@ public struct LinksCodec : IRedisCodec<LinkRequest, Link>
 {
     public static string[] Keys { get; } = ["links", "links:*", "out:*", "in:*", "pair:*"];
 
-    public readonly (string, object[]) Command(in LinkRequest r) => r.Verb switch
+    public readonly (string, object[]) Command(in LinkRequest r, Calls calls) => r.Verb switch
     {
-        LinkVerb.CreatePoint => ("FCALL", [Library.Links.CreatePoint, 0]),
-        LinkVerb.Create => ("FCALL", [Library.Links.Create, 0, r.Source, r.Target]),
-        LinkVerb.Update => ("FCALL", [Library.Links.Update, 0, r.Id, r.Source, r.Target]),
-        LinkVerb.Delete => ("FCALL", [Library.Links.Delete, 0, r.Id]),
+        LinkVerb.CreatePoint => (calls.Command, calls.CreatePoint),
+        LinkVerb.Create => (calls.Command, [.. calls.Create, r.Source, r.Target]),
+        LinkVerb.Update => (calls.Command, [.. calls.Update, r.Id, r.Source, r.Target]),
+        LinkVerb.Delete => (calls.Command, [.. calls.Delete, r.Id]),
         _ => r.Query switch
         {
             { Id: { } id } => ("HGET", ["links", id]),
@@ -199,7 +199,7 @@ public struct UsageCodec : IRedisCodec<UsageRequest, Entry>
 {
     public static string[] Keys { get; } = ["k:*", "queue", "members"];
 
-    public readonly (string, object[]) Command(in UsageRequest r) => r.Verb switch
+    public readonly (string, object[]) Command(in UsageRequest r, Calls calls) => r.Verb switch
     {
         UsageVerb.Get => ("GET", [$"k:{r.Key}"]),
         UsageVerb.Set => ("SET", [$"k:{r.Key}", r.Value]),

@@ -44,6 +44,27 @@ public sealed class BackendDef
 {
     public string Name { get; set; } = "";
     public string Family { get; set; } = "";
+    /// <summary>The server a redis-family backend runs on.</summary>
+    public string? Server { get; set; }
+    public Text Description { get; set; } = new();
+}
+
+/// <summary>A RESP server the redis family can run on, and how a disposable one starts.</summary>
+public sealed class ServerDef
+{
+    public string Id { get; set; } = "";
+    /// <summary>As tables and messages name it, and the first part of its backends' names.</summary>
+    public string Name { get; set; } = "";
+    /// <summary>Run when the server variable does not say.</summary>
+    public bool Default { get; set; }
+    /// <summary>The field of INFO server that holds its version.</summary>
+    public string VersionField { get; set; } = "";
+    /// <summary>A command run in the repository before the first start (e.g. restoring a .NET tool).</summary>
+    public List<string> Prepare { get; set; } = [];
+    /// <summary>The command that starts a disposable server; {port} stands for its port.</summary>
+    public List<string> Start { get; set; } = [];
+    /// <summary>How to install it, for the error when it cannot start.</summary>
+    public string Install { get; set; } = "";
     public Text Description { get; set; } = new();
 }
 
@@ -94,6 +115,8 @@ public sealed class SpecFile
     public List<SizeDef> Sizes { get; set; } = [];
     public List<FamilyDef> Families { get; set; } = [];
     public string FamilyEnv { get; set; } = "";
+    public string ServerEnv { get; set; } = "";
+    public List<ServerDef> Servers { get; set; } = [];
     /// <summary>The paths, relative to the repository, whose files a result's fingerprint covers.</summary>
     public List<string> Fingerprint { get; set; } = [];
     public List<BackendDef> Backends { get; set; } = [];
@@ -233,9 +256,27 @@ public sealed class Spec
         Duplicates("backend", file.Backends.Select(b => b.Name), At);
         Duplicates("suite", file.Suites.Select(s => s.Id), At);
         Duplicates("operation", file.Suites.SelectMany(s => s.Operations).Select(o => o.Id), At);
+        Duplicates("server", file.Servers.Select(s => s.Id), At);
+        if (file.Servers.Count > 0 && file.ServerEnv.Length == 0)
+            throw new SpecException($"{At("id: " + file.Servers[0].Id)}: servers need server_env, the variable that picks them");
+        foreach (var server in file.Servers)
+            if (!server.Start.Any(a => a.Contains("{port}", StringComparison.Ordinal)))
+                throw new SpecException($"{At("id: " + server.Id)}: start: the command must take {{port}}");
         foreach (var backend in file.Backends)
+        {
             if (file.Families.All(f => f.Id != backend.Family))
                 throw new SpecException($"{At("family: " + backend.Family)}: unknown family \"{backend.Family}\"");
+            // Server backends are named <server name>_<mode>: the benches find them by that name.
+            var server = backend.Server is { } id ? file.Servers.FirstOrDefault(s => s.Id == id) : null;
+            if (backend.Server is { } unknown && server is null)
+                throw new SpecException($"{At("server: " + unknown)}: unknown server \"{unknown}\"");
+            if (backend.Family == "redis" && server is null)
+                throw new SpecException($"{At("name: " + backend.Name)}: a redis-family backend names its server");
+            if (backend.Family != "redis" && server is not null)
+                throw new SpecException($"{At("server: " + server.Id)}: only redis-family backends run on a server");
+            if (server is not null && !backend.Name.StartsWith(server.Name + "_", StringComparison.Ordinal))
+                throw new SpecException($"{At("name: " + backend.Name)}: a {server.Name} backend's name starts with {server.Name}_");
+        }
 
         Work MakeWork(string? range, List<string> requests, string suite)
         {
@@ -311,6 +352,28 @@ public sealed class Spec
             values.Add(value);
         }
         return [.. values];
+    }
+
+    /// <summary>The servers to run: those the server variable names (comma-separated ids), or the defaults.</summary>
+    public IReadOnlyList<ServerDef> ServersFrom(string? value)
+    {
+        if (string.IsNullOrWhiteSpace(value)) return File.Servers.Where(s => s.Default).ToList();
+        var chosen = new List<ServerDef>();
+        foreach (var id in value.Split(',').Select(v => v.Trim()))
+        {
+            var server = File.Servers.FirstOrDefault(s => s.Id == id)
+                ?? throw new SpecException($"{File.ServerEnv}=\"{value}\": \"{id}\" is not one of {string.Join(", ", File.Servers.Select(s => s.Id))}");
+            if (chosen.Contains(server)) throw new SpecException($"{File.ServerEnv}=\"{value}\" names {id} twice");
+            chosen.Add(server);
+        }
+        return chosen;
+    }
+
+    /// <summary>Whether a run of <paramref name="families"/> on the servers <paramref name="servers"/> (ids) measures <paramref name="backend"/>.</summary>
+    public bool Runs(string backend, IEnumerable<string> families, IEnumerable<string> servers)
+    {
+        var def = Backend(backend);
+        return families.Contains(def.Family) && (def.Server is null || servers.Contains(def.Server));
     }
 
     /// <summary>The families to run: all, or the one the family variable names.</summary>

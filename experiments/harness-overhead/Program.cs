@@ -71,23 +71,25 @@ foreach (var (name, layout) in new[] { ("Doublets_United_Volatile", Layout.Unite
     });
 }
 
-using (var server = RedisServer.FromEnvironment(null))
+// Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).
+foreach (var server in RedisServer.FromEnvironment(spec, root, name => name == "REDIS_URL" ? null : Environment.GetEnvironmentVariable(name)))
+using (server)
 {
-    var modes = Modes.All.Select(m => m.Backend()).ToArray();
+    var modes = Modes.All.Select(server.Backend).ToArray();
     try
     {
         var db = server.Claim(LinksCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(db);
+        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(db, server.Calls);
         Suite<LinkRequest, Link, LinksModel, RedisStore<LinkRequest, Link, LinksCodec>>("links", modes, redis, new LinksModel(), k => redis.Mode = Modes.All[k],
-            batch => Overhead.BareRedis<LinkRequest, Link, LinksCodec>(db, redis.Mode, batch));
+            batch => Overhead.BareRedis<LinkRequest, Link, LinksCodec>(db, server.Calls, redis.Mode, batch));
     }
     finally { server.Release(); }
     try
     {
         var db = server.Claim(UsageCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(db);
+        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(db, server.Calls);
         Suite<UsageRequest, Entry, UsageModel, RedisStore<UsageRequest, Entry, UsageCodec>>("typical", modes, redis, new UsageModel(), k => redis.Mode = Modes.All[k],
-            batch => Overhead.BareRedis<UsageRequest, Entry, UsageCodec>(db, redis.Mode, batch));
+            batch => Overhead.BareRedis<UsageRequest, Entry, UsageCodec>(db, server.Calls, redis.Mode, batch));
     }
     finally { server.Release(); }
 }
@@ -166,7 +168,7 @@ static unsafe class Overhead
     }
 
     /// <summary>StackExchange.Redis as its user calls it: the same commands, one by one, batched or in a transaction, every reply read.</summary>
-    public static ulong BareRedis<TRequest, TFound, TCodec>(IDatabase db, Mode mode, TRequest[] batch)
+    public static ulong BareRedis<TRequest, TFound, TCodec>(IDatabase db, Calls calls, Mode mode, TRequest[] batch)
         where TCodec : struct, IRedisCodec<TRequest, TFound>
     {
         var codec = default(TCodec);
@@ -174,7 +176,7 @@ static unsafe class Overhead
         {
             foreach (var r in batch)
             {
-                var (command, args) = codec.Command(r);
+                var (command, args) = codec.Command(r, calls);
                 GC.KeepAlive(db.Execute(command, args));
             }
             return (ulong)batch.Length;
@@ -185,7 +187,7 @@ static unsafe class Overhead
             var transaction = db.CreateTransaction();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k]);
+                var (command, args) = codec.Command(batch[k], calls);
                 replies[k] = transaction.ExecuteAsync(command, args);
             }
             transaction.Execute();
@@ -195,7 +197,7 @@ static unsafe class Overhead
             var pipeline = db.CreateBatch();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k]);
+                var (command, args) = codec.Command(batch[k], calls);
                 replies[k] = pipeline.ExecuteAsync(command, args);
             }
             pipeline.Execute();
