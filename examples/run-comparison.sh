@@ -4,8 +4,9 @@
 #   examples/run-comparison.sh B [N]      (N defaults to 100)
 # Environment: BENCHMARK_ROUNDS (default 3; even rounds measure the backends in reverse order),
 # BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
-# BENCHMARK_CPUS (a taskset CPU list: pins the Redis server and the benches), REDIS_URL (use that
-# server instead of a disposable one). Exits non-zero when any step fails; the report is written
+# BENCHMARK_SERVERS (default redis; e.g. redis,garnet), BENCHMARK_CPUS (a taskset CPU list: pins
+# the benches and the disposable servers they start), REDIS_URL (use that server instead of
+# disposable ones). Exits non-zero when any step fails; the report is written
 # only after every run succeeded, so a failed or interrupted run leaves the READMEs as they were.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,16 +46,8 @@ if [ -n "${BENCHMARK_CPUS:-}" ]; then
   pin=(taskset -c "$BENCHMARK_CPUS")
 fi
 
-server_pid=
 child=
 results=
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=
-  fi
-}
 # Runs a step in its own process group and waits for it, so that Ctrl-C or SIGTERM to this script
 # reaches the step and everything it started (cargo and the bench, dotnet and the harness) as
 # SIGTERM: a background step ignores SIGINT, and both benches clean up on SIGTERM.
@@ -75,7 +68,7 @@ stop_step() {
 }
 # On any exit: stop the running step and the server this script started, and drop a results
 # folder left empty.
-trap 'stop_step; stop_server; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
+trap 'stop_step; [ -z "$results" ] || rmdir "$results" 2>/dev/null || true' EXIT
 trap 'echo "interrupted" >&2; stop_step; exit 130' INT
 trap 'echo "terminated" >&2; stop_step; exit 143' TERM
 
@@ -91,24 +84,14 @@ for language in "${language_list[@]}"; do
   esac
 done
 
-if [ "${BENCHMARK_BACKEND:-}" != doublets ] && [ -z "${REDIS_URL:-}" ]; then
-  need redis-server "apt-get install redis-server (Debian/Ubuntu), or set REDIS_URL to a server of yours; with Docker: docker run -d -p 127.0.0.1:6379:6379 redis:8 --save '' --appendonly no, then REDIS_URL=redis://127.0.0.1:6379/0"
-  need redis-cli "it comes with redis-server (apt-get install redis-server)"
-  for attempt in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 20000))
-    "${pin[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no --loglevel warning >target/redis-server.log 2>&1 &
-    server_pid=$!
-    for _ in $(seq 100); do
-      redis-cli -p "$port" ping >/dev/null 2>&1 && break
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.05
-    done
-    if redis-cli -p "$port" ping >/dev/null 2>&1; then break; fi
-    stop_server
-  done
-  [ -n "$server_pid" ] || { echo "error: could not start redis-server on a free loopback port" >&2; exit 1; }
-  export REDIS_URL="redis://127.0.0.1:$port/0"
-  say "disposable redis-server on port $port${BENCHMARK_CPUS:+, pinned to CPUs $BENCHMARK_CPUS}"
+if [ "${BENCHMARK_BACKEND:-}" != doublets ]; then
+  # Each bench run starts its own disposable servers (the kinds BENCHMARK_SERVERS names), pinned
+  # with it when BENCHMARK_CPUS is set, and stops them when it ends; REDIS_URL names one instead.
+  if [ -n "${REDIS_URL:-}" ]; then
+    say "the server at REDIS_URL (each bench identifies it)"
+  else
+    say "disposable servers: ${BENCHMARK_SERVERS:-redis}, started by each bench run${BENCHMARK_CPUS:+, pinned to CPUs $BENCHMARK_CPUS}"
+  fi
 fi
 
 
@@ -133,7 +116,6 @@ for round in $(seq "$rounds"); do
 done
 took=$((SECONDS - began))
 say "measured $rounds round(s) of ${languages} in $((took / 60)) min $((took % 60)) s: $(awk -v t="$took" -v e="$estimate" 'BEGIN { printf "%.2f", t / e }')× the estimate of warm-up and sampling ($((estimate / 60)) min $((estimate % 60)) s), loads and checks included"
-stop_server
 
 # The READMEs are made from the committed folder, never from target/ (which git ignores), so that
 # what this writes can be committed as it is and scripts/check-readme.sh passes on a clean clone.

@@ -6,9 +6,9 @@
 //! - [`store`]: the interface of every store: requests in, found links or values out.
 //! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
 //! - [`typical`]: the typical-Redis-usage suite: key-value, counter, queue and set, the same way.
-//! - [`redis_store`]: Redis in its three modes (one round trip each, MULTI/EXEC, pipeline).
-//! - [`redis_server`]: REDIS_URL, or a disposable redis-server; the database a run claims and
-//!   leaves as it found it.
+//! - [`redis_store`]: a RESP server in its three modes (one round trip each, MULTI/EXEC, pipeline).
+//! - [`redis_server`]: REDIS_URL, or disposable servers (Redis, Garnet); functions or a script for
+//!   the links library; the database a run claims and leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`memory`]: what each store holds in memory for a suite's background.

@@ -124,7 +124,7 @@ fn placement() -> String {
     }
 }
 
-/// The machine's memory, as /proc/meminfo gives it ("24 GiB").
+/// The machine's memory, as /proc/meminfo gives it ("23.5 GiB").
 fn memory() -> String {
     let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let kib = info

@@ -1,11 +1,14 @@
-//! The Redis server a run talks to: the one REDIS_URL names, or a disposable one started on a free
-//! loopback port (no persistence) and stopped when dropped; the database it may use, and how a run
-//! leaves that database as it found it.
+//! The servers a run talks to: the one REDIS_URL names (identified from INFO server), or disposable
+//! ones of the kinds the spec declares (Redis, Garnet), started on free loopback ports with no
+//! persistence and stopped when dropped; how each runs the links library (functions or a script),
+//! the database a run may use, and how a run leaves that database as it found it.
 //!
 //! A run never deletes or overwrites what it did not write: it refuses a non-empty database unless
 //! BENCHMARK_ALLOW_FLUSH=1, loads its function library under a name tied to the library's content
 //! (so it never replaces a user's), and when it ends (success, failure, panic or Ctrl-C) removes the
-//! keys it wrote and the library it loaded.
+//! keys it wrote and the library it loaded. On a server with scripts only, the script stays in the
+//! server's script cache: it is not data, and only SCRIPT FLUSH, which would remove everyone's
+//! scripts, could take it out.
 
 use std::{
     os::unix::process::CommandExt,
