@@ -144,7 +144,8 @@ public sealed class RedisServer : IDisposable
             if ((name is null || string.Equals(name, kind.Id, StringComparison.OrdinalIgnoreCase)) && Field(kind.VersionField) is { } version)
                 return (kind, version);
         throw new InvalidOperationException(
-            $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))}");
+            $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))} " +
+            "(a server of another kind needs an entry under `servers:` in spec/benchmarks.yaml, with its version field, and its three backends)");
     }
 
     /// <summary>

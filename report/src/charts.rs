@@ -23,15 +23,22 @@ const INK: RGBColor = RGBColor(0x80, 0x80, 0x80);
 /// Text on the light theme (on white: 7.6:1) and on the dark one (on #0d1117: 12:1).
 pub const TEXT_LIGHT: (u8, u8, u8) = (0x40, 0x48, 0x54);
 pub const TEXT_DARK: (u8, u8, u8) = (0xc9, 0xd1, 0xd9);
-/// One colour per series, distinguishable on white and on near-black.
-pub const PALETTE: [RGBColor; 6] = [
+/// One colour per series, distinguishable on white and on near-black: two stores and two servers
+/// in three modes each.
+pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0x1f, 0x9e, 0x89),
     RGBColor(0x3b, 0x82, 0xf6),
     RGBColor(0xe0, 0x5d, 0x44),
     RGBColor(0xf2, 0x9e, 0x1f),
     RGBColor(0xb0, 0x5c, 0xd6),
     RGBColor(0x9a, 0x9a, 0x30),
+    RGBColor(0xe0, 0x4f, 0x9a),
+    RGBColor(0x7a, 0x8b, 0xa3),
 ];
+/// Legend entries per line: the longest backend name fits a quarter of the width at [`FONT`].
+const LEGEND_PER_LINE: usize = 4;
+/// The height of one legend line.
+const LEGEND_LINE: u32 = 26;
 const FONT: u32 = 15;
 
 /// What a table's chart shows.
@@ -39,7 +46,7 @@ const FONT: u32 = 15;
 pub enum Kind {
     /// Time per iteration.
     Time,
-    /// Each store's time divided by the fastest Redis mode's in the same row.
+    /// Each store's time divided by the fastest server mode's in the same row.
     Relative,
 }
 
@@ -49,7 +56,7 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 
 /// A table as a dot plot: a group per operation, a dot per backend at its median with its spread
 /// (the rounds' range) as a vertical line; `Kind::Relative` divides every figure by the row's
-/// fastest Redis mode, so Doublets and Redis read on one axis.
+/// fastest server mode, so Doublets and the servers read on one axis.
 pub fn table(
     table: &Table,
     names: &[String],
@@ -64,7 +71,7 @@ pub fn table(
             .cells
             .iter()
             .filter_map(|c| c.as_ref().ok())
-            .find(|c| c.fastest_redis)
+            .find(|c| c.fastest_server)
             .map(|c| c.median_ns);
         for (j, cell) in row.cells.iter().enumerate() {
             let Ok(cell) = cell else { continue };
@@ -85,18 +92,15 @@ pub fn table(
     let (y_desc, label): (&str, &dyn Fn(f64) -> String) = match (kind, lang) {
         (Kind::Time, Lang::En) => ("time per iteration", &|v| axis(duration(v, lang))),
         (Kind::Time, Lang::Ru) => ("время итерации", &|v| axis(duration(v, lang))),
-        (Kind::Relative, Lang::En) => ("time ÷ the fastest Redis mode's", &|v| ratio(v, lang)),
+        (Kind::Relative, Lang::En) => ("time ÷ the fastest server mode's", &|v| ratio(v, lang)),
         (Kind::Relative, Lang::Ru) => (
-            "время ÷ время самого быстрого режима Redis",
+            "время ÷ время самого быстрого режима сервера",
             &|v| ratio(v, lang),
         ),
     };
     let range = decades(dots.iter().flat_map(|d| [d.3, d.4]));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (960, 500)).into_drawing_area();
-        let (head, plot) = root.split_vertically(70);
-        draw_title(&head, title)?;
         // Only the backends with a figure: a legend entry always has its mark.
         let shown: Vec<(String, usize)> = table
             .backends
@@ -105,7 +109,17 @@ pub fn table(
             .filter(|(j, _)| dots.iter().any(|d| d.1 == *j))
             .map(|(j, b)| (b.clone(), j))
             .collect();
-        draw_legend(&head.split_vertically(36).1, &shown)?;
+        let lines = shown.chunks(LEGEND_PER_LINE).count().max(1) as u32;
+        let root =
+            SVGBackend::with_string(&mut svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
+        let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
+        draw_title(&head, title)?;
+        let mut legend = head.split_vertically(36).1;
+        for line in shown.chunks(LEGEND_PER_LINE) {
+            let (this, rest) = legend.split_vertically(LEGEND_LINE);
+            draw_legend(&this, line, LEGEND_PER_LINE)?;
+            legend = rest;
+        }
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .x_label_area_size(40)
@@ -231,17 +245,23 @@ fn against_b(
     let y_range = decades(points.iter().map(|(_, v)| *v));
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (760, 480)).into_drawing_area();
-        let (head, plot) = root.split_vertically(96);
-        draw_title(&head, title)?;
+        // Three names to a line of the narrower chart.
+        let per_line = 3;
         let names: Vec<(String, usize)> = series
             .iter()
             .enumerate()
             .map(|(j, (n, _))| (n.clone(), j))
             .collect();
-        let (first, second) = head.split_vertically(36).1.split_vertically(30);
-        draw_legend(&first, &names[..names.len().min(3)])?;
-        draw_legend(&second, &names[names.len().min(3)..])?;
+        let lines = names.chunks(per_line).count().max(2) as u32;
+        let root = SVGBackend::with_string(&mut svg, (760, 420 + 30 * lines)).into_drawing_area();
+        let (head, plot) = root.split_vertically(36 + 30 * lines);
+        draw_title(&head, title)?;
+        let mut legend = head.split_vertically(36).1;
+        for line in names.chunks(per_line) {
+            let (this, rest) = legend.split_vertically(30);
+            draw_legend(&this, line, per_line)?;
+            legend = rest;
+        }
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             // Room for the last decade's label, centred on the right edge.
@@ -347,10 +367,15 @@ fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<
     .map_err(draw_error)
 }
 
-/// Legend entries side by side: each name with a swatch of its series' colour.
-fn draw_legend(area: &DrawingArea<SVGBackend<'_>, Shift>, names: &[(String, usize)]) -> Result<()> {
+/// Legend entries side by side, `per_line` to the width: each name with a swatch of its series'
+/// colour.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[(String, usize)],
+    per_line: usize,
+) -> Result<()> {
     let style = ("sans-serif", FONT).into_font().color(&INK);
-    let width = area.dim_in_pixel().0 as i32 / names.len().max(1) as i32;
+    let width = area.dim_in_pixel().0 as i32 / per_line.max(1) as i32;
     for (k, (name, series)) in names.iter().enumerate() {
         let x = 20 + k as i32 * width;
         area.draw(&Rectangle::new(

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::tables::{self, Absence, Table, Verdict};
 
 /// The version of this format.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -62,6 +62,21 @@ pub struct RowJson {
     pub operation: String,
     /// The cells, keyed by backend name.
     pub cells: BTreeMap<String, CellJson>,
+    /// The backend of the row's fastest server cell (Redis or Garnet), which every Doublets
+    /// cell's comparison is against.
+    pub fastest: Option<String>,
+    /// Each further server's fastest mode against the first server's (Garnet against Redis).
+    pub servers: Vec<ServerComparisonJson>,
+}
+
+/// One server's fastest mode in a row against another's.
+#[derive(Serialize, JsonSchema)]
+pub struct ServerComparisonJson {
+    /// The server compared (`Garnet`).
+    pub server: String,
+    /// The server it is compared with (`Redis`).
+    pub against: String,
+    pub comparison: ComparisonJson,
 }
 
 /// A cell: measured, or why it has no figure.
@@ -90,7 +105,7 @@ pub struct Measured {
     /// The rounds disagree by more than twice the standard deviation within a round.
     pub disagree: bool,
     /// The fastest server mode of its row.
-    pub fastest_redis: bool,
+    pub fastest_server: bool,
     /// Doublets cells: against the fastest server mode of the row.
     pub comparison: Option<ComparisonJson>,
 }
@@ -168,6 +183,16 @@ fn table(t: &Table) -> TableJson {
                     .zip(&row.cells)
                     .map(|(backend, cell)| (backend.clone(), self::cell(cell)))
                     .collect(),
+                fastest: row.fastest.clone(),
+                servers: row
+                    .servers
+                    .iter()
+                    .map(|s| ServerComparisonJson {
+                        server: s.server.clone(),
+                        against: s.against.clone(),
+                        comparison: comparison(s.comparison),
+                    })
+                    .collect(),
             })
             .collect(),
     }
@@ -184,12 +209,16 @@ fn cell(cell: &Result<tables::Cell, Absence>) -> CellJson {
             low_ns: tenth(c.low_ns),
             high_ns: tenth(c.high_ns),
             disagree: c.disagree,
-            fastest_redis: c.fastest_redis,
-            comparison: c.comparison.map(|c| ComparisonJson {
-                verdict: c.verdict,
-                ratio: three_digits(c.ratio),
-            }),
+            fastest_server: c.fastest_server,
+            comparison: c.comparison.map(comparison),
         }),
+    }
+}
+
+fn comparison(c: tables::Comparison) -> ComparisonJson {
+    ComparisonJson {
+        verdict: c.verdict,
+        ratio: three_digits(c.ratio),
     }
 }
 

@@ -136,7 +136,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 .suite(&table.suite)
                 .expect("tables are built from the spec");
             for kind in [charts::Kind::Time, charts::Kind::Relative] {
-                if kind == charts::Kind::Relative && !view::has_redis(table) {
+                if kind == charts::Kind::Relative && !view::has_server(table) {
                     continue; // nothing to be relative to
                 }
                 outputs.push((

@@ -1,5 +1,6 @@
 //! Result files merged into tables: one per language, suite and size, a row per operation in spec
-//! order, a column per backend, each Doublets cell compared with the row's fastest Redis mode.
+//! order, a column per backend, each Doublets cell compared with the row's fastest server mode
+//! (Redis or Garnet), and each further server's fastest mode with the first server's (Redis).
 //! Everything inconsistent is refused here, before anything is written.
 
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ pub enum Verdict {
     Same,
 }
 
-/// A Doublets cell against the row's fastest Redis cell. `ratio` is always ≥ 1: how many times
+/// A Doublets cell against the row's fastest server cell, or one server's fastest against another's. `ratio` is always ≥ 1: how many times
 /// faster or slower.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Comparison {
@@ -33,10 +34,10 @@ pub struct Comparison {
 /// The comparison rule: "≈ same" when the medians differ by less than 5% or their spreads (the
 /// rounds' range; ±1 standard deviation for a single round) overlap; otherwise how many times
 /// faster or slower.
-pub fn compare(doublets: &Cell, redis: &Cell) -> Comparison {
-    let (d, r) = (doublets.median_ns, redis.median_ns);
+pub fn compare(cell: &Cell, reference: &Cell) -> Comparison {
+    let (d, r) = (cell.median_ns, reference.median_ns);
     let close = (d - r).abs() < SAME_WITHIN * d.min(r);
-    let overlap = doublets.low_ns <= redis.high_ns && redis.low_ns <= doublets.high_ns;
+    let overlap = cell.low_ns <= reference.high_ns && reference.low_ns <= cell.high_ns;
     if close || overlap {
         return Comparison {
             verdict: Verdict::Same,
@@ -70,9 +71,9 @@ pub struct Cell {
     /// The rounds disagree by more than the cell's own spread within a round (±1 sd): drift or
     /// interference that one round would have hidden.
     pub disagree: bool,
-    /// The fastest Redis mode of its row.
-    pub fastest_redis: bool,
-    /// For Doublets cells, when the row has a Redis cell.
+    /// The fastest server mode of its row.
+    pub fastest_server: bool,
+    /// For Doublets cells, when the row has a server cell.
     pub comparison: Option<Comparison>,
 }
 
@@ -90,6 +91,19 @@ pub enum Absence {
 pub struct Row {
     pub operation: String,
     pub cells: Vec<Result<Cell, Absence>>,
+    /// The backend of the row's fastest server cell, which the Doublets cells are compared with.
+    pub fastest: Option<String>,
+    /// Each further server's fastest mode against the first server's, where both have a cell.
+    pub servers: Vec<ServerComparison>,
+}
+
+/// One server's fastest mode in a row against another's: "Garnet against Redis".
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerComparison {
+    /// Server names, as the spec gives them.
+    pub server: String,
+    pub against: String,
+    pub comparison: Comparison,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -129,7 +143,7 @@ impl Cell {
             low_ns,
             high_ns,
             disagree,
-            fastest_redis: false,
+            fastest_server: false,
             comparison: None,
         }
     }
@@ -261,11 +275,28 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
             .flat_map(|f| f.get("families").unwrap_or_default().split(','))
             .map(str::trim)
             .collect();
+        // Results from before servers were a choice name none: they ran Redis.
+        let servers_ran: Vec<&str> = group
+            .iter()
+            .flat_map(|f| f.get("servers").unwrap_or("redis").split(','))
+            .map(str::trim)
+            .collect();
         for suite in &spec.suites {
+            // A server no input ran has no column: choosing servers is not a gap.
+            let backends: Vec<String> = suite
+                .backends
+                .iter()
+                .filter(|b| {
+                    spec.backend(b)
+                        .server
+                        .as_deref()
+                        .is_none_or(|s| servers_ran.contains(&s))
+                })
+                .cloned()
+                .collect();
             let mut rows = Vec::new();
             for op in &suite.operations {
-                let mut row: Vec<Result<Cell, Absence>> = suite
-                    .backends
+                let mut row: Vec<Result<Cell, Absence>> = backends
                     .iter()
                     .map(
                         |backend| match cells.get(&(op.id.as_str(), backend.as_str())) {
@@ -283,10 +314,12 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                         },
                     )
                     .collect();
-                mark(spec, &suite.backends, &mut row);
+                let (fastest, servers) = mark(spec, &backends, &mut row);
                 rows.push(Row {
                     operation: op.id.clone(),
                     cells: row,
+                    fastest,
+                    servers,
                 });
             }
             let table = Table {
@@ -294,7 +327,7 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 suite: suite.id.clone(),
                 background: b,
                 operations: n,
-                backends: suite.backends.clone(),
+                backends: backends.clone(),
                 rows,
                 provenance: merge_provenance(&group, &[b_key, n_key, &"round".to_string()]),
                 sources: group.iter().map(|f| f.path.clone()).collect(),
@@ -304,7 +337,7 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 .absences()
                 .map(|(op, backend, _)| format!("{op}/{backend}"))
                 .collect();
-            if absent.len() == suite.operations.len() * suite.backends.len() {
+            if absent.len() == suite.operations.len() * backends.len() {
                 continue; // No input measured this suite at this size.
             }
             if !absent.is_empty() && !allow_missing {
@@ -321,24 +354,50 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
     Ok(tables)
 }
 
-/// Bolds the fastest Redis cell of a row and compares every Doublets cell with it.
-fn mark(spec: &Spec, backends: &[String], row: &mut [Result<Cell, Absence>]) {
+/// Bolds the fastest server cell of a row and compares every Doublets cell with it; compares each
+/// further server's fastest cell with the first server's (in the spec's order of servers). Returns
+/// the fastest cell's backend and the servers' comparisons.
+fn mark(
+    spec: &Spec,
+    backends: &[String],
+    row: &mut [Result<Cell, Absence>],
+) -> (Option<String>, Vec<ServerComparison>) {
     let family = |k: usize| spec.backend(&backends[k]).family.as_str();
-    let fastest = (0..row.len())
-        .filter(|&k| family(k) == "redis")
-        .filter_map(|k| row[k].as_ref().ok().map(|c| (k, c.clone())))
-        .min_by(|a, b| a.1.median_ns.total_cmp(&b.1.median_ns));
-    let Some((fastest, redis)) = fastest else {
-        return;
+    let fastest_of = |server: Option<&str>| {
+        (0..row.len())
+            .filter(|&k| family(k) == "redis")
+            .filter(|&k| {
+                server.is_none_or(|s| spec.backend(&backends[k]).server.as_deref() == Some(s))
+            })
+            .filter_map(|k| row[k].as_ref().ok().map(|c| (k, c.clone())))
+            .min_by(|a, b| a.1.median_ns.total_cmp(&b.1.median_ns))
+    };
+    let Some((fastest, server)) = fastest_of(None) else {
+        return (None, Vec::new());
+    };
+    let mut per_server = spec
+        .servers
+        .iter()
+        .filter_map(|s| fastest_of(Some(&s.id)).map(|(_, cell)| (s.name.clone(), cell)));
+    let servers = match per_server.next() {
+        Some((against, first)) => per_server
+            .map(|(name, cell)| ServerComparison {
+                server: name,
+                against: against.clone(),
+                comparison: compare(&cell, &first),
+            })
+            .collect(),
+        None => Vec::new(),
     };
     for (k, cell) in row.iter_mut().enumerate() {
         if let Ok(cell) = cell {
-            cell.fastest_redis = k == fastest;
+            cell.fastest_server = k == fastest;
             if family(k) == "doublets" {
-                cell.comparison = Some(compare(cell, &redis));
+                cell.comparison = Some(compare(cell, &server));
             }
         }
     }
+    (Some(backends[fastest].clone()), servers)
 }
 
 fn merge_provenance(group: &[&ResultFile], skip: &[&String]) -> BTreeMap<String, String> {

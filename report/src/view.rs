@@ -24,6 +24,9 @@ pub struct View {
     pub sizes: Vec<SizeView>,
     pub family_env: String,
     pub families: Vec<FamilyView>,
+    pub server_env: String,
+    /// The servers the redis family can run on, from the spec.
+    pub servers: Vec<ServerView>,
     pub suites: Vec<SuiteView>,
     /// The memory measurement's method text, from the spec.
     pub memory_method: Option<String>,
@@ -77,6 +80,16 @@ pub struct FamilyView {
     warm_up: String,
     measurement: String,
     backends: Vec<BackendView>,
+}
+
+#[derive(Serialize)]
+pub struct ServerView {
+    id: String,
+    name: String,
+    default: bool,
+    /// The command that starts a disposable one.
+    start: String,
+    description: String,
 }
 
 #[derive(Serialize)]
@@ -145,6 +158,8 @@ pub struct TableView {
     operations_text: String,
     backends: Vec<String>,
     rows: Vec<RowView>,
+    /// One extra column per further server: (server, against), e.g. ("Garnet", "Redis").
+    versus: Vec<(String, String)>,
     provenance: BTreeMap<String, String>,
     absences: Vec<AbsenceView>,
     chart_time: String,
@@ -158,6 +173,8 @@ pub struct TableView {
 pub struct RowView {
     name: String,
     cells: Vec<CellView>,
+    /// The further servers' comparisons, in the order of the table's `versus`.
+    versus: Vec<CellView>,
 }
 
 #[derive(Serialize)]
@@ -172,6 +189,8 @@ pub struct CellView {
     ratio: String,
     /// The ratio as printed, for plural forms: a whole number when printed without decimals.
     ratio_value: serde_json::Value,
+    /// The server the comparison is against, named when the table has several.
+    than: String,
 }
 
 #[derive(Serialize)]
@@ -256,13 +275,13 @@ fn svg(stem: String, lang: Lang) -> String {
     }
 }
 
-/// A table has a fastest Redis mode in some row, so the relative chart has a reference.
-pub fn has_redis(table: &Table) -> bool {
+/// A table has a fastest server mode in some row, so the relative chart has a reference.
+pub fn has_server(table: &Table) -> bool {
     table
         .rows
         .iter()
         .flat_map(|r| &r.cells)
-        .any(|c| c.as_ref().is_ok_and(|c| c.fastest_redis))
+        .any(|c| c.as_ref().is_ok_and(|c| c.fastest_server))
 }
 
 pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
@@ -284,10 +303,10 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
         (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes})"),
         (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes})"),
         (Kind::Relative, Lang::En) => {
-            format!("{language}, {suite}: time relative to the fastest Redis mode ({sizes})")
+            format!("{language}, {suite}: time relative to the fastest server mode ({sizes})")
         }
         (Kind::Relative, Lang::Ru) => format!(
-            "{language}, {suite}: время относительно самого быстрого режима Redis ({sizes})"
+            "{language}, {suite}: время относительно самого быстрого режима сервера ({sizes})"
         ),
     }
 }
@@ -433,6 +452,29 @@ pub fn build(
             })
             .collect(),
         family_env: spec.family_env.clone(),
+        server_env: spec.server_env.clone(),
+        servers: spec
+            .servers
+            .iter()
+            .map(|s| ServerView {
+                id: s.id.clone(),
+                name: s.name.clone(),
+                default: s.default,
+                start: s
+                    .start
+                    .iter()
+                    .map(|a| {
+                        if a.is_empty() {
+                            "''".to_string()
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                description: text(&s.description),
+            })
+            .collect(),
         families: spec
             .families
             .iter()
@@ -489,7 +531,7 @@ pub fn build(
                 tables: tables
                     .iter()
                     .filter(|t| t.suite == suite.id)
-                    .map(|t| table(t, &op_name, charts_link, lang))
+                    .map(|t| table(spec, t, &op_name, charts_link, lang))
                     .collect(),
                 size_charts: {
                     let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
@@ -528,7 +570,45 @@ pub fn build(
     }
 }
 
-fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: Lang) -> TableView {
+fn table(
+    spec: &Spec,
+    t: &Table,
+    op_name: &dyn Fn(&str) -> String,
+    charts_link: &str,
+    lang: Lang,
+) -> TableView {
+    let server_name = |backend: &str| {
+        spec.server_of(backend)
+            .map_or(String::new(), |s| s.name.clone())
+    };
+    let mut servers: Vec<String> = t.backends.iter().map(|b| server_name(b)).collect();
+    servers.retain(|s| !s.is_empty());
+    servers.dedup();
+    let mut versus: Vec<(String, String)> = t
+        .rows
+        .iter()
+        .flat_map(|r| &r.servers)
+        .map(|s| (s.server.clone(), s.against.clone()))
+        .collect();
+    versus.sort_by_key(|(server, _)| servers.iter().position(|s| s == server));
+    versus.dedup();
+    let absent = || CellView {
+        time: None,
+        spread: String::new(),
+        disagree: false,
+        bold: false,
+        verdict: None,
+        ratio: String::new(),
+        ratio_value: serde_json::Value::Null,
+        than: String::new(),
+    };
+    let verdict = |c: crate::tables::Comparison, than: String| CellView {
+        verdict: Some(c.verdict),
+        ratio: significant(c.ratio, lang),
+        ratio_value: printed(c.ratio),
+        than,
+        ..absent()
+    };
     TableView {
         language: language_name(&t.language).to_string(),
         background: t.background,
@@ -539,39 +619,42 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
         rows: t
             .rows
             .iter()
-            .map(|row| RowView {
-                name: op_name(&row.operation),
-                cells: row
-                    .cells
-                    .iter()
-                    .map(|cell| match cell {
-                        Ok(c) => CellView {
-                            time: Some(duration(c.median_ns, lang)),
-                            spread: spread(c.low_ns, c.high_ns, c.median_ns),
-                            disagree: c.disagree,
-                            bold: c.fastest_redis,
-                            verdict: c.comparison.map(|c| c.verdict),
-                            ratio: c
-                                .comparison
-                                .map(|c| significant(c.ratio, lang))
-                                .unwrap_or_default(),
-                            ratio_value: c
-                                .comparison
-                                .map_or(serde_json::Value::Null, |c| printed(c.ratio)),
-                        },
-                        Err(_) => CellView {
-                            time: None,
-                            spread: String::new(),
-                            disagree: false,
-                            bold: false,
-                            verdict: None,
-                            ratio: String::new(),
-                            ratio_value: serde_json::Value::Null,
-                        },
-                    })
-                    .collect(),
+            .map(|row| {
+                // Naming the server only matters when there is more than one to be faster than.
+                let than = match (&row.fastest, servers.len() > 1) {
+                    (Some(fastest), true) => server_name(fastest),
+                    _ => String::new(),
+                };
+                RowView {
+                    name: op_name(&row.operation),
+                    cells: row
+                        .cells
+                        .iter()
+                        .map(|cell| match cell {
+                            Ok(c) => CellView {
+                                time: Some(duration(c.median_ns, lang)),
+                                spread: spread(c.low_ns, c.high_ns, c.median_ns),
+                                disagree: c.disagree,
+                                bold: c.fastest_server,
+                                ..c.comparison
+                                    .map_or_else(absent, |c| verdict(c, than.clone()))
+                            },
+                            Err(_) => absent(),
+                        })
+                        .collect(),
+                    versus: versus
+                        .iter()
+                        .map(|(server, against)| {
+                            row.servers
+                                .iter()
+                                .find(|s| &s.server == server && &s.against == against)
+                                .map_or_else(absent, |s| verdict(s.comparison, String::new()))
+                        })
+                        .collect(),
+                }
             })
             .collect(),
+        versus,
         provenance: t.provenance.clone(),
         absences: t
             .absences()
@@ -581,7 +664,7 @@ fn table(t: &Table, op_name: &dyn Fn(&str) -> String, charts_link: &str, lang: L
             })
             .collect(),
         chart_time: format!("{charts_link}/{}", chart_name(t, Kind::Time, lang)),
-        chart_relative: has_redis(t)
+        chart_relative: has_server(t)
             .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
         command: reproduce(t),

@@ -118,7 +118,7 @@ fn writes_both_readmes_charts_and_summary() {
         "two suites at two sizes"
     );
     assert_eq!(
-        summary["tables"][0]["rows"][0]["cells"]["Redis_Pipeline"]["fastest_redis"],
+        summary["tables"][0]["rows"][0]["cells"]["Redis_Pipeline"]["fastest_server"],
         true
     );
     assert_eq!(
@@ -399,7 +399,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 2);
+    assert_eq!(value["version"], 3);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -526,4 +526,75 @@ fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
             assert!(marks > 1, "{name}: the legend entry {fill} has no mark");
         }
     }
+}
+
+/// The fixture run with Garnet beside Redis: Garnet's modes take `scale` times Redis' own.
+fn with_garnet(scale: f64) -> String {
+    let mut out = String::new();
+    for line in fixture("rust-b1000.txt").lines() {
+        out.push_str(line);
+        out.push('\n');
+        if line == "# families: doublets,redis" {
+            out.push_str("# servers: redis,garnet\n");
+        }
+        if let Some(rest) = line.strip_prefix("test ").filter(|l| l.contains("/Redis_")) {
+            let (name, figures) = rest.split_once(" ... bench:").unwrap();
+            let median: f64 = figures
+                .split(" ns/iter")
+                .next()
+                .unwrap()
+                .trim()
+                .replace(',', "")
+                .parse()
+                .unwrap();
+            out.push_str(&format!(
+                "test {} ... bench: {} ns/iter (+/- 1)\n",
+                name.replace("/Redis_", "/Garnet_"),
+                (median * scale).round()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_compared_with_redis() {
+    let work = Workspace::new(&[("rust-b1000.txt", with_garnet(0.5))]);
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    assert!(
+        readme.contains(
+            "| Garnet_NonTransaction | Garnet_Transaction | Garnet_Pipeline | Garnet vs Redis |"
+        ),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("× faster than Garnet)") || readme.contains("× slower than Garnet)"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("| 2.00× faster |"),
+        "Garnet at half Redis' time: {readme}"
+    );
+    let ru = work.read("README.ru.md");
+    assert!(
+        ru.contains("| Garnet относительно Redis |") && ru.contains(", чем Garnet)"),
+        "{ru}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let row = &json["tables"][0]["rows"][0];
+    assert_eq!(row["fastest"], "Garnet_Pipeline");
+    assert_eq!(row["servers"][0]["server"], "Garnet");
+    assert_eq!(row["servers"][0]["against"], "Redis");
+    assert_eq!(row["servers"][0]["comparison"]["verdict"], "faster");
+    assert_eq!(row["servers"][0]["comparison"]["ratio"], 2.0);
+
+    // Results of Redis alone (no `servers`, as before servers were a choice) get no Garnet column.
+    let alone = Workspace::new(&[("rust-b1000.txt", fixture("rust-b1000.txt"))]);
+    run(&alone.args()).unwrap();
+    let readme = alone.read("README.md");
+    assert!(
+        !readme.contains("| Garnet_") && !readme.contains("than Redis"),
+        "{readme}"
+    );
 }

@@ -668,7 +668,9 @@ fn identify<'k>(
             .map(|k| format!("{} ({})", k.name, k.version_field))
             .collect();
         format!(
-            "INFO server names {}, which is none of the servers the spec knows: {}",
+            "INFO server names {}, which is none of the servers the spec knows: {} (a server \
+             of another kind needs an entry under `servers:` in spec/benchmarks.yaml, with its \
+             version field, and its three backends)",
             name.as_deref().unwrap_or("no server_name"),
             known.join(", ")
         )
