@@ -137,8 +137,8 @@ impl Calls {
 
 /// What every suite needs of a server beyond its own commands: counting, finding and removing
 /// the run's keys, and transactions.
-const HARNESS_COMMANDS: [&str; 9] = [
-    "INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "FLUSHDB", "CLIENT", "MULTI", "EXEC",
+const HARNESS_COMMANDS: [&str; 8] = [
+    "INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "CLIENT", "MULTI", "EXEC",
 ];
 
 /// A server this process started. Dropping it stops it; if this process dies first the kernel
@@ -581,7 +581,10 @@ impl Server {
     ) -> anyhow::Result<Connection> {
         let mut con = self.connect()?;
         if self.refuse_foreign(&mut con, allow_flush)? > 0 {
-            redis::cmd("FLUSHDB").exec(&mut con)?;
+            // Key by key, not FLUSHDB: after a FLUSHDB, Garnet 2.2.8 now and then answers DEL of
+            // an existing key with 0 (rust/examples/garnet_flushdb.rs shows it), which would fail
+            // the next suite's checks for the server's fault, not the store's.
+            delete_matching(&mut con, &["*"])?;
         }
         let mut written = self
             .cleanup
