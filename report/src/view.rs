@@ -439,7 +439,7 @@ pub fn build(
     };
     View {
         command: command.to_string(),
-        runs: runs(tables, lang),
+        runs: runs(spec, tables, lang),
         same_within_percent: SAME_WITHIN * 100.0,
         sizes: spec
             .sizes
@@ -667,7 +667,7 @@ fn table(
         chart_relative: has_server(t)
             .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
-        command: reproduce(t),
+        command: reproduce(spec, t),
     }
 }
 
@@ -697,10 +697,23 @@ fn spread(low: f64, high: f64, median: f64) -> String {
 }
 
 /// The command that measures a table's size again, as its runs were made.
-fn reproduce(t: &Table) -> String {
+fn reproduce(spec: &Spec, t: &Table) -> String {
     let mut variables = Vec::new();
     if t.rounds != 3 {
         variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
+    }
+    let defaults: Vec<&str> = spec
+        .servers
+        .iter()
+        .filter(|s| s.default)
+        .map(|s| s.id.as_str())
+        .collect();
+    if let Some(servers) = t
+        .provenance
+        .get("servers")
+        .filter(|s| **s != defaults.join(","))
+    {
+        variables.push(format!("{}={servers}", spec.server_env));
     }
     if let Some(cpus) = t.provenance.get("placement").filter(|p| *p != "unpinned") {
         variables.push(format!("BENCHMARK_CPUS={cpus}"));
@@ -713,7 +726,7 @@ fn reproduce(t: &Table) -> String {
 }
 
 /// Every run's conditions: the tables of one size (B, N), all languages, read once.
-fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
+fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
     let mut sizes: Vec<(u64, u64)> = tables
         .iter()
         .map(|t| (t.background, t.operations))
@@ -760,7 +773,7 @@ fn runs(tables: &[Table], lang: Lang) -> Vec<RunView> {
             RunView {
                 background_text: whole(b, lang),
                 operations_text: whole(n, lang),
-                command: reproduce(of_size[0]),
+                command: reproduce(spec, of_size[0]),
                 rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
                 dates: provenance("date", 10),
                 fingerprint: provenance("fingerprint", 12),

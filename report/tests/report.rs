@@ -564,6 +564,12 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     let readme = work.read("README.md");
     assert!(
         readme.contains(
+            "BENCHMARK_SERVERS=redis,garnet BENCHMARK_CPUS=1 examples/run-comparison.sh 1000 100"
+        ),
+        "the reproduce command names the servers: {readme}"
+    );
+    assert!(
+        readme.contains(
             "| Garnet_NonTransaction | Garnet_Transaction | Garnet_Pipeline | Garnet vs Redis |"
         ),
         "{readme}"
