@@ -123,6 +123,27 @@ public sealed class SpecFile
     public List<SuiteDef> Suites { get; set; } = [];
     /// <summary>The memory measurement (run by the Rust side): the B it is published at, and its method text.</summary>
     public MemoryDef? Memory { get; set; }
+    /// <summary>The load measurement (concurrent clients; run by the Rust side for now).</summary>
+    public LoadDef? Load { get; set; }
+}
+
+public sealed class LoadDef
+{
+    public List<ulong> Sizes { get; set; } = [];
+    public List<int> Clients { get; set; } = [];
+    public List<int> Depths { get; set; } = [];
+    public int Batch { get; set; }
+    public int LatencyClients { get; set; }
+    public double WarmUpSeconds { get; set; }
+    public double Seconds { get; set; }
+    public List<LoadOperationDef> Operations { get; set; } = [];
+    public Text Description { get; set; } = new();
+}
+
+public sealed class LoadOperationDef
+{
+    public string Id { get; set; } = "";
+    public string? RedisBenchmark { get; set; }
 }
 
 public sealed class MemoryDef

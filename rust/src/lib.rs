@@ -12,14 +12,18 @@
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`memory`]: what each store holds in memory for a suite's background.
+//! - [`load`]: throughput and latency of concurrent clients.
+//! - [`redis_benchmark`]: redis-benchmark beside the load measurement's server cells.
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under.
 
 pub mod harness;
 pub mod links;
+pub mod load;
 pub mod memory;
 pub mod preflight;
 pub mod provenance;
+pub mod redis_benchmark;
 pub mod redis_server;
 pub mod redis_store;
 pub mod results;

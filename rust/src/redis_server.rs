@@ -141,6 +141,20 @@ const HARNESS_COMMANDS: [&str; 8] = [
     "INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "CLIENT", "MULTI", "EXEC",
 ];
 
+/// Makes the kernel stop the child `command` starts (SIGTERM) when this process dies, however it
+/// dies, so that no server or tool outlives the run.
+pub fn ends_with_this_process(command: &mut Command) {
+    // SAFETY: prctl is async-signal-safe and touches only this child.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A server this process started. Dropping it stops it; if this process dies first the kernel
 /// stops it (PR_SET_PDEATHSIG), so no server outlives the run.
 pub struct DisposableServer {
@@ -202,15 +216,7 @@ impl DisposableServer {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        // SAFETY: prctl is async-signal-safe and touches only this child.
-        unsafe {
-            command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        ends_with_this_process(&mut command);
         let child = command.spawn().map_err(|e| {
             anyhow::anyhow!("cannot start {} ({e}): install {}", kind.name, kind.install)
         })?;
@@ -541,6 +547,40 @@ impl Server {
             mode,
             calls: self.scripting.calls(),
         })
+    }
+
+    /// One more connection to the database a store of this run claimed, in `mode`: a concurrent
+    /// client's. It is closed with the others if the run is interrupted.
+    pub fn join(&self, mode: Mode) -> anyhow::Result<RedisStore> {
+        let mut con = self.connect()?;
+        let id: i64 = redis::cmd("CLIENT").arg("ID").query(&mut con)?;
+        self.cleanup
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clients
+            .push(id);
+        Ok(RedisStore {
+            con,
+            mode,
+            calls: self.scripting.calls(),
+        })
+    }
+
+    /// For a tool of this run (redis-benchmark) about to write keys matching `patterns` to the
+    /// database the run claimed: an interrupted run removes them too.
+    pub fn will_write(&self, patterns: &[&'static str]) {
+        self.cleanup
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .patterns
+            .extend(patterns);
+    }
+
+    /// Removes the keys matching `patterns` that such a tool wrote.
+    pub fn remove(&self, patterns: &[&str]) -> anyhow::Result<()> {
+        delete_matching(&mut self.connect()?, patterns)
     }
 
     /// Everything a run needs of the server, checked before any work and without writing:

@@ -13,6 +13,10 @@ pub trait Request: Sized + Clone + fmt::Debug {
     /// The number the spec's expected results count for a found item (a link id, a value).
     fn id(found: &Self::Found) -> u64;
 
+    /// Whether the request only reads, by a path [`SharedRead::read`] takes: concurrent clients of
+    /// an in-process store run such requests under a shared lock.
+    fn reads(&self) -> bool;
+
     /// Checks a batch before any of it runs, so a bad argument writes nothing.
     fn validate(_batch: &[Self]) -> anyhow::Result<()> {
         Ok(())
@@ -55,6 +59,12 @@ pub trait Store<R: Request> {
 
     /// The store's own counts of what it holds.
     fn census(&mut self) -> anyhow::Result<Census>;
+}
+
+/// A store several threads may read at once (doublets: readers share a store; writers need it
+/// alone). `read` runs requests that only read, through a shared reference.
+pub trait SharedRead<R: Request>: Store<R> {
+    fn read(&self, batch: &[R], found: impl FnMut(R::Found)) -> anyhow::Result<()>;
 }
 
 /// The plain model a suite's stores are checked against.

@@ -1,12 +1,12 @@
 //! Links in doublets 0.18, in memory: the united and the split store.
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use doublets::{data::Flow, split, unit, Doublets};
 
-use super::{Link, LinkRequest};
+use super::{Link, LinkRequest, Query};
 use crate::{
     memory::{Blocks, Footprint},
-    store::{Census, Store},
+    store::{Census, SharedRead, Store},
 };
 
 /// A doublets store answering link requests. Workloads reach it only after the model has run
@@ -56,6 +56,32 @@ impl<S> Footprint for DoubletsLinks<S> {
     }
 }
 
+/// Reports every link `q` matches; doublets is always asked with three parts.
+#[inline]
+fn each<S: Doublets<u64>>(store: &S, any: u64, q: Query, found: &mut impl FnMut(Link)) {
+    let query = [
+        q.id.unwrap_or(any),
+        q.source.unwrap_or(any),
+        q.target.unwrap_or(any),
+    ];
+    store.each_by(query, |link| {
+        found(Link::new(link.index, link.source, link.target));
+        Flow::Continue
+    });
+}
+
+impl<S: Doublets<u64>> SharedRead<LinkRequest> for DoubletsLinks<S> {
+    fn read(&self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
+        for request in batch {
+            match *request {
+                LinkRequest::Each(q) => each(&self.store, self.any, q, &mut found),
+                other => bail!("{other:?} writes: it needs the store alone"),
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
     fn run(&mut self, batch: &[LinkRequest], mut found: impl FnMut(Link)) -> anyhow::Result<()> {
         let any = self.any;
@@ -72,17 +98,7 @@ impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
                     found(Link::new(store.update(id, source, target)?, source, target))
                 }
                 LinkRequest::Delete { id } => found(Link::new(store.delete(id)?, 0, 0)),
-                LinkRequest::Each(q) => {
-                    let query = [
-                        q.id.unwrap_or(any),
-                        q.source.unwrap_or(any),
-                        q.target.unwrap_or(any),
-                    ];
-                    store.each_by(query, |link| {
-                        found(Link::new(link.index, link.source, link.target));
-                        Flow::Continue
-                    });
-                }
+                LinkRequest::Each(q) => each(store, any, q, &mut found),
             }
         }
         Ok(())

@@ -140,6 +140,10 @@ impl Request for LinkRequest {
     fn id(found: &Link) -> u64 {
         found.id
     }
+
+    fn reads(&self) -> bool {
+        matches!(self, Self::Each(_))
+    }
 }
 
 #[cfg(test)]

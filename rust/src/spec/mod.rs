@@ -48,6 +48,32 @@ pub struct Memory {
     pub description: Text,
 }
 
+/// The load measurement: K concurrent clients for a fixed time, per operation and store.
+#[derive(Clone, Debug)]
+pub struct Load {
+    pub sizes: Vec<u64>,
+    pub clients: Vec<usize>,
+    /// Pipeline depths for the servers: 1 is one request per round trip.
+    pub depths: Vec<usize>,
+    /// How many requests an in-process store times at once.
+    pub batch: usize,
+    /// The K the latency table shows.
+    pub latency_clients: usize,
+    pub warm_up_seconds: f64,
+    pub seconds: f64,
+    pub operations: Vec<LoadOperation>,
+    pub description: Text,
+}
+
+/// An operation of a suite, run by concurrent clients one i at a time: its work, then its undo.
+#[derive(Clone, Debug)]
+pub struct LoadOperation {
+    pub suite: String,
+    pub id: String,
+    /// The redis-benchmark test (`-t`) run beside it.
+    pub redis_benchmark: Option<String>,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sampling {
@@ -73,8 +99,30 @@ mod wire {
         #[serde(default)]
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
+        pub load: Option<Spanned<Load>>,
         pub backends: Vec<Backend>,
         pub suites: Vec<Suite>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Load {
+        pub sizes: Vec<u64>,
+        pub clients: Vec<usize>,
+        pub depths: Vec<usize>,
+        pub batch: usize,
+        pub latency_clients: usize,
+        pub warm_up_seconds: f64,
+        pub seconds: f64,
+        pub operations: Vec<LoadOperation>,
+        pub description: Text,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LoadOperation {
+        pub id: Spanned<String>,
+        pub redis_benchmark: Option<String>,
     }
 
     #[derive(Deserialize)]
@@ -287,6 +335,7 @@ pub struct Spec {
     /// The paths, relative to the repository, whose files a result's fingerprint covers.
     pub fingerprint: Vec<String>,
     pub memory: Option<Memory>,
+    pub load: Option<Load>,
     pub backends: Vec<Backend>,
     pub suites: Vec<Suite>,
 }
@@ -773,6 +822,10 @@ impl Resolver<'_> {
                 operations,
             });
         }
+        let load = match wire.load {
+            Some(load) => Some(self.load(load, &suites, sizes.len())?),
+            None => None,
+        };
         Ok(Spec {
             path: self.path.to_string(),
             sizes,
@@ -782,8 +835,89 @@ impl Resolver<'_> {
             servers,
             fingerprint: wire.fingerprint,
             memory: wire.memory,
+            load,
             backends,
             suites,
+        })
+    }
+
+    /// The load section, checked against the suites: each operation is one suite's, and does its
+    /// work and its undo once per i of 1..=N, so that a client can run them one i at a time.
+    fn load(
+        &self,
+        load: Spanned<wire::Load>,
+        suites: &[Suite],
+        size_count: usize,
+    ) -> Result<Load, SpecError> {
+        let span = &load;
+        let wire = &load.value;
+        let positive = wire.clients.iter().chain(&wire.depths).all(|&n| n > 0);
+        if wire.clients.is_empty() || wire.depths.is_empty() || !positive || wire.batch == 0 {
+            return Err(self.error(
+                span,
+                "load: clients, depths and batch are whole numbers above 0",
+            ));
+        }
+        if !wire.clients.contains(&wire.latency_clients) {
+            return Err(self.error(span, "load: latency_clients must be one of clients"));
+        }
+        if wire.seconds <= 0.0 || wire.warm_up_seconds < 0.0 {
+            return Err(self.error(
+                span,
+                "load: seconds must be above 0, warm_up_seconds at least 0",
+            ));
+        }
+        let ten = vec![10; size_count];
+        let mut operations = Vec::new();
+        for op in &wire.operations {
+            let Some((suite, operation)) = suites.iter().find_map(|s| {
+                s.operations
+                    .iter()
+                    .find(|o| o.id == op.id.value)
+                    .map(|o| (s, o))
+            }) else {
+                return Err(self.error(
+                    &op.id,
+                    format!("no suite has an operation \"{}\"", op.id.value),
+                ));
+            };
+            let per_i = |work: &Work| {
+                work.range
+                    .as_ref()
+                    .is_some_and(|r| r.values(&ten) == Ok((1..=10).collect()))
+            };
+            if !per_i(&operation.work) || !operation.undo.as_ref().is_none_or(per_i) {
+                return Err(self.error(
+                    &op.id,
+                    format!("{}: the load runs an operation one i at a time, so its work and undo must run `for: 1 to N`", op.id.value),
+                ));
+            }
+            let step = operation.work.requests.len()
+                + operation.undo.as_ref().map_or(0, |u| u.requests.len());
+            let deep = wire.depths.iter().filter(|&&d| d > 1).chain([&wire.batch]);
+            if let Some(bad) = deep.into_iter().find(|&&d| d % step != 0) {
+                return Err(self.error(
+                    &op.id,
+                    format!("{}: a pipeline or batch of {bad} would split its {step} requests per i (work and undo)", op.id.value),
+                ));
+            }
+            operations.push(LoadOperation {
+                suite: suite.id.clone(),
+                id: op.id.value.clone(),
+                redis_benchmark: op.redis_benchmark.clone(),
+            });
+        }
+        let wire = load.value;
+        Ok(Load {
+            sizes: wire.sizes,
+            clients: wire.clients,
+            depths: wire.depths,
+            batch: wire.batch,
+            latency_clients: wire.latency_clients,
+            warm_up_seconds: wire.warm_up_seconds,
+            seconds: wire.seconds,
+            operations,
+            description: wire.description,
         })
     }
 

@@ -22,7 +22,7 @@ use doublets::{
 use super::{Entry, UsageRequest, MAX};
 use crate::{
     memory::{Blocks, Footprint},
-    store::{Census, Request, Store},
+    store::{Census, Request, SharedRead, Store},
 };
 
 pub struct DoubletsUsage<S> {
@@ -101,11 +101,7 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
             Ok((head.source, head.target))
         };
         match request {
-            UsageRequest::Get(k) => {
-                if let Some(link) = key_link(s, k) {
-                    found(Entry::new(k, number(link.target)));
-                }
-            }
+            UsageRequest::Get(k) => get(s, any, k, found),
             UsageRequest::Set(k, v) => {
                 match key_link(s, k) {
                     Some(link) => s.update(link.index, raw(k), raw(v))?,
@@ -198,11 +194,7 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
                     found(Entry::new(0, m));
                 }
             }
-            UsageRequest::SIsMember(m) => {
-                if s.search(set, raw(m)).is_some() {
-                    found(Entry::new(0, m));
-                }
-            }
+            UsageRequest::SIsMember(m) => contains(s, set, m, found),
             UsageRequest::Queue => {
                 let (mut id, _) = ends(s)?;
                 let links = s.count();
@@ -226,6 +218,36 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
                     }
                     Flow::Continue
                 });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// GET: the value of the link (key, value), if there is one.
+#[inline]
+fn get<S: Doublets<u64>>(s: &S, any: u64, k: u64, found: &mut impl FnMut(Entry)) {
+    if let Some(link) = s.find([any, raw(k), any]) {
+        found(Entry::new(k, number(link.target)));
+    }
+}
+
+/// SISMEMBER: whether the link (set, member) exists.
+#[inline]
+fn contains<S: Doublets<u64>>(s: &S, set: u64, m: u64, found: &mut impl FnMut(Entry)) {
+    if s.search(set, raw(m)).is_some() {
+        found(Entry::new(0, m));
+    }
+}
+
+impl<S: Doublets<u64>> SharedRead<UsageRequest> for DoubletsUsage<S> {
+    fn read(&self, batch: &[UsageRequest], mut found: impl FnMut(Entry)) -> anyhow::Result<()> {
+        UsageRequest::validate(batch)?;
+        for request in batch {
+            match *request {
+                UsageRequest::Get(k) => get(&self.store, self.any, k, &mut found),
+                UsageRequest::SIsMember(m) => contains(&self.store, self.set, m, &mut found),
+                other => bail!("{other:?} is not a shared read"),
             }
         }
         Ok(())

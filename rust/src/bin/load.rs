@@ -1,0 +1,506 @@
+//! `cargo run --release -p redis-vs-doublets --bin load -- B`: throughput and latency of K
+//! concurrent clients for every store of each suite (the spec's `load` section), printed as tables;
+//! with BENCHMARK_RESULTS=FILE the figures are also written there, as JSON, for the report.
+//! BENCHMARK_BACKEND, BENCHMARK_SERVERS, REDIS_URL and BENCHMARK_ALLOW_FLUSH mean what they mean to
+//! the bench; `--filter TEXT` runs the cells whose name (`suite/operation/backend`) contains TEXT.
+//!
+//! Exit codes: 0 when every cell was measured and checked, 1 otherwise (a cell that fails its
+//! check prints no figure, and no result file is written).
+
+use std::{collections::BTreeMap, process::ExitCode, time::Instant};
+
+use anyhow::{bail, Context};
+use redis_vs_doublets::{
+    harness::{self, Background, Prepared},
+    links::{self, LinkRequest, LinksModel},
+    load::{self, BenchmarkFigure, Figure, LoadRun, Shared, Timing},
+    load_spec, preflight, provenance, redis_benchmark,
+    redis_server::{self, Server},
+    redis_store::{Mode, RedisRequest},
+    spec::{Load, LoadOperation, Operation, Spec, Suite},
+    store::{Model, SharedRead, Store},
+    typical::{self, UsageModel, UsageRequest},
+};
+
+fn main() -> ExitCode {
+    let result = run();
+    redis_server::wait_if_interrupted();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: load B [--filter TEXT]   (B background links or keys, e.g. 100000)\n       load --sizes   (the B the spec publishes)";
+
+fn run() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let spec = load_spec()?;
+    let load = spec
+        .load
+        .as_ref()
+        .with_context(|| format!("{}: the spec has no load section", spec.path))?;
+    if args == ["--sizes"] {
+        // The sizes the spec publishes, for examples/measure-load.sh.
+        load.sizes.iter().for_each(|b| println!("{b}"));
+        return Ok(());
+    }
+    let (b, filter) = match args.as_slice() {
+        [b] => (b, None),
+        [b, flag, text] if flag == "--filter" => (b, Some(text.as_str())),
+        _ => bail!("{USAGE}"),
+    };
+    // N = B: each operation's work and undo then cover every i of the background.
+    let sizes = spec
+        .sizes_from(|_| Some(b.clone()))
+        .map_err(|e| anyhow::anyhow!("{e}\n{USAGE}"))?;
+    let families: Vec<String> = spec
+        .families_from(std::env::var(&spec.family_env).ok())
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .map(|f| f.id.clone())
+        .collect();
+    preflight::check_memory(
+        &spec,
+        &sizes,
+        &families,
+        preflight::available_memory()?,
+        "B",
+    )?;
+    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
+    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
+    let servers = if families.iter().any(|f| f == "redis") {
+        redis_server::stop_on_interrupt()?;
+        let servers = Server::from_env(&spec)?;
+        for server in &servers {
+            server.preflight(allow_flush)?;
+            eprintln!("{} at {}", server.describe(), server.shown());
+            if let Some(why) = redis_benchmark::unavailable(server) {
+                eprintln!("redis-benchmark is not run beside it: {why}");
+            }
+        }
+        servers
+    } else {
+        Vec::new()
+    };
+
+    let mut run = Runner {
+        spec: &spec,
+        load,
+        sizes: &sizes,
+        families: &families,
+        filter,
+        allow_flush,
+        timing: Timing::of(load),
+        figures: Vec::new(),
+        benchmarks: Vec::new(),
+        done: 0,
+        cells: 0,
+    };
+    run.cells = spec
+        .suites
+        .iter()
+        .map(|suite| run.cells_of(suite, &servers))
+        .sum();
+    let seconds = run.cells as f64 * (load.warm_up_seconds + load.seconds);
+    eprintln!(
+        "B = {}: {} cells of {} clients: {:.1} min of warm-up and measuring, loads, checks and redis-benchmark on top",
+        sizes[0],
+        run.cells,
+        load.clients
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        seconds / 60.0
+    );
+    let clock_ns = load::clock_cost();
+    eprintln!("reading the clock costs {clock_ns:.1} ns");
+    let started = Instant::now();
+    for suite in &spec.suites {
+        match suite.id.as_str() {
+            "links" => run.suite::<LinkRequest, LinksModel, _, _>(
+                suite,
+                &servers,
+                links::united_store,
+                links::split_store,
+            )?,
+            "typical" => run.suite::<UsageRequest, UsageModel, _, _>(
+                suite,
+                &servers,
+                typical::united_store,
+                typical::split_store,
+            )?,
+            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+        }
+    }
+    let took = started.elapsed().as_secs_f64();
+    eprintln!(
+        "measured {} cells in {:.1} min against {:.1} min of warm-up and measuring ({:.2}×)",
+        run.done,
+        took / 60.0,
+        seconds / 60.0,
+        took / seconds.max(1.0)
+    );
+    let result = LoadRun {
+        background: sizes[0],
+        provenance: provenance_of(&families, &servers),
+        clock_ns,
+        figures: run.figures,
+        redis_benchmark: run.benchmarks,
+    };
+    print!("{}", load::table(&spec, &result));
+    if let Some(path) = results {
+        if filter.is_some() {
+            bail!(
+                "BENCHMARK_RESULTS={}: a filtered run is not a result file",
+                path.display()
+            );
+        }
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        std::fs::write(&path, serde_json::to_string_pretty(&result)? + "\n")
+            .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
+        eprintln!("wrote the figures to {}", path.display());
+    }
+    Ok(())
+}
+
+fn provenance_of(families: &[String], servers: &[Server]) -> BTreeMap<String, String> {
+    let mut provenance: BTreeMap<String, String> = provenance::rust()
+        .into_iter()
+        .chain(provenance::common())
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    provenance.insert("families".into(), families.join(","));
+    if !servers.is_empty() {
+        let ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
+        provenance.insert("servers".into(), ids.join(","));
+        provenance.insert("redis".into(), provenance::servers(servers));
+    }
+    provenance
+}
+
+struct Runner<'a> {
+    spec: &'a Spec,
+    load: &'a Load,
+    sizes: &'a [u64],
+    families: &'a [String],
+    filter: Option<&'a str>,
+    allow_flush: bool,
+    timing: Timing,
+    figures: Vec<Figure>,
+    benchmarks: Vec<BenchmarkFigure>,
+    done: usize,
+    cells: usize,
+}
+
+impl Runner<'_> {
+    /// The backends of `suite` this run measures, with the depth (server) or batch they use.
+    fn backends(&self, suite: &Suite, servers: &[Server]) -> Vec<(String, usize)> {
+        let mut backends = Vec::new();
+        if self.families.iter().any(|f| f == "doublets") {
+            for backend in &suite.backends {
+                if self.spec.backend(backend).family == "doublets" {
+                    backends.push((backend.clone(), self.load.batch));
+                }
+            }
+        }
+        for server in servers {
+            for &depth in &self.load.depths {
+                backends.push((server.backend(mode(depth)), depth));
+            }
+        }
+        backends
+    }
+
+    fn chosen(&self, name: &str) -> bool {
+        self.filter.is_none_or(|f| name.contains(f))
+    }
+
+    fn operations<'s>(&'s self, suite: &'s Suite) -> impl Iterator<Item = &'s LoadOperation> + 's {
+        self.load
+            .operations
+            .iter()
+            .filter(move |op| op.suite == suite.id)
+    }
+
+    fn cells_of(&self, suite: &Suite, servers: &[Server]) -> usize {
+        let mut cells = 0;
+        for (backend, _) in self.backends(suite, servers) {
+            for op in self.operations(suite) {
+                if self.chosen(&format!("{}/{}/{backend}", suite.id, op.id)) {
+                    cells += self.load.clients.len();
+                }
+            }
+        }
+        cells
+    }
+
+    /// The largest id or value the load's operations of `suite` reach: checks probe up to it.
+    fn reaches<R: RedisRequest>(&self, suite: &Suite) -> anyhow::Result<u64> {
+        let mut reaches = 0;
+        for op in self.operations(suite) {
+            let prepared = Prepared::<R>::new(operation(suite, &op.id)?, self.sizes)?;
+            reaches = reaches.max(prepared.reaches);
+        }
+        Ok(reaches)
+    }
+
+    fn suite<R, M, U, P>(
+        &mut self,
+        suite: &Suite,
+        servers: &[Server],
+        united: impl FnOnce() -> anyhow::Result<U>,
+        split: impl FnOnce() -> anyhow::Result<P>,
+    ) -> anyhow::Result<()>
+    where
+        R: RedisRequest + Sync,
+        R::Found: Sync,
+        M: Model<R>,
+        U: SharedRead<R> + Send + Sync,
+        P: SharedRead<R> + Send + Sync,
+    {
+        let backends = self.backends(suite, servers);
+        // A store is loaded only when a chosen cell of this suite runs on it.
+        let chosen: Vec<String> = backends
+            .iter()
+            .filter(|(backend, _)| {
+                self.operations(suite)
+                    .any(|op| self.chosen(&format!("{}/{}/{backend}", suite.id, op.id)))
+            })
+            .map(|(backend, _)| backend.clone())
+            .collect();
+        let runs = |name: &str| chosen.iter().any(|b| b.starts_with(name));
+        if runs("Doublets_United_Volatile") {
+            self.doublets::<R, M, U>(suite, "Doublets_United_Volatile", united)?;
+        }
+        if runs("Doublets_Split_Volatile") {
+            self.doublets::<R, M, P>(suite, "Doublets_Split_Volatile", split)?;
+        }
+        for server in servers {
+            if runs(&format!("{}_", server.kind.name)) {
+                self.server::<R, M>(suite, server)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The background in a fresh model and, checked, in `store`.
+    fn loaded<'m, R: RedisRequest, M: Model<R>, S: Store<R>>(
+        &self,
+        suite: &Suite,
+        store: &mut S,
+        model: &'m mut M,
+        name: &str,
+    ) -> anyhow::Result<Background<'m, M>> {
+        let background: Vec<R> = harness::requests(
+            &suite.background,
+            self.sizes,
+            &format!("suite {} background", suite.id),
+        )?;
+        model.run(&background, |_| {})?;
+        let expected = suite
+            .background_expected
+            .tally(self.sizes)
+            .map_err(anyhow::Error::msg)?;
+        let (background, took) = Background::load(
+            store,
+            model,
+            &background,
+            expected,
+            self.reaches::<R>(suite)?,
+            name,
+        )?;
+        eprintln!(
+            "{}: {name} loaded and checked in {:.1} s",
+            suite.name.en,
+            took.as_secs_f64()
+        );
+        Ok(background)
+    }
+
+    fn doublets<R, M, S>(
+        &mut self,
+        suite: &Suite,
+        backend: &str,
+        make: impl FnOnce() -> anyhow::Result<S>,
+    ) -> anyhow::Result<()>
+    where
+        R: RedisRequest + Sync,
+        R::Found: Sync,
+        M: Model<R>,
+        S: SharedRead<R> + Send + Sync,
+    {
+        let store = Shared::new(make()?);
+        let mut main = store.client();
+        let mut model = M::default();
+        let mut background = self.loaded(suite, &mut main, &mut model, backend)?;
+        let batch = self.load.batch;
+        self.cells(suite, backend, batch, &mut main, &mut background, |_| {
+            Ok(store.client())
+        })
+        .map(drop)
+    }
+
+    fn server<R, M>(&mut self, suite: &Suite, server: &Server) -> anyhow::Result<()>
+    where
+        R: RedisRequest + Sync,
+        R::Found: Sync,
+        M: Model<R>,
+    {
+        let name = server.describe();
+        let mut main = server.store(R::KEYS, self.allow_flush, Mode::Pipeline)?;
+        let measured = (|| {
+            let mut model = M::default();
+            let mut background = self.loaded(suite, &mut main, &mut model, &name)?;
+            for depth in self.load.depths.clone() {
+                let backend = server.backend(mode(depth));
+                let cells =
+                    self.cells(suite, &backend, depth, &mut main, &mut background, |_| {
+                        server.join(mode(depth))
+                    })?;
+                for (op, clients, requests) in cells {
+                    self.benchmark(suite, server, &backend, &op, clients, depth, requests)?;
+                }
+            }
+            // redis-benchmark's keys are gone and the suite's are as loaded.
+            background.verify(&mut main, &name)
+        })();
+        drop(main);
+        let released = server.release();
+        measured?;
+        released
+    }
+
+    /// redis-benchmark's test for `op`, if it has one, with the clients and depth of one cell and
+    /// as many requests as that cell's clients made.
+    #[allow(clippy::too_many_arguments)]
+    fn benchmark(
+        &mut self,
+        suite: &Suite,
+        server: &Server,
+        backend: &str,
+        op: &str,
+        clients: usize,
+        depth: usize,
+        requests: u64,
+    ) -> anyhow::Result<()> {
+        let Some(test) = self
+            .operations(suite)
+            .find(|o| o.id == op)
+            .and_then(|o| o.redis_benchmark.clone())
+        else {
+            return Ok(());
+        };
+        if redis_benchmark::unavailable(server).is_some() {
+            return Ok(());
+        }
+        let requests = requests.max((clients * depth * 100) as u64);
+        let report = redis_benchmark::run(server, &test, clients, depth, requests, self.sizes[0])
+            .with_context(|| {
+            format!(
+                "redis-benchmark -t {test} beside {}/{op}/{backend}",
+                suite.id
+            )
+        })?;
+        eprintln!(
+            "  redis-benchmark -t {test} -c {clients} -P {depth}: {} req/s, p99 {} ms",
+            load::per_second(report.per_second),
+            report.p99_ms
+        );
+        self.benchmarks.push(BenchmarkFigure {
+            suite: suite.id.clone(),
+            operation: op.to_string(),
+            backend: backend.to_string(),
+            clients,
+            depth,
+            test,
+            requests,
+            per_second: report.per_second,
+            p50_ms: report.p50_ms,
+            p99_ms: report.p99_ms,
+            max_ms: report.max_ms,
+        });
+        Ok(())
+    }
+
+    /// Every chosen cell of one store: each load operation at each K, with `unit` requests per
+    /// timed batch. Returns, per server cell, what redis-benchmark is matched with.
+    fn cells<R, M, S, C>(
+        &mut self,
+        suite: &Suite,
+        backend: &str,
+        unit: usize,
+        main: &mut S,
+        background: &mut Background<'_, M>,
+        mut client: impl FnMut(usize) -> anyhow::Result<C>,
+    ) -> anyhow::Result<Vec<(String, usize, u64)>>
+    where
+        R: RedisRequest + Sync,
+        R::Found: Sync,
+        M: Model<R>,
+        S: Store<R>,
+        C: Store<R> + Send,
+    {
+        let mut done = Vec::new();
+        let ops: Vec<String> = self.operations(suite).map(|o| o.id.clone()).collect();
+        for op in ops {
+            let name = format!("{}/{op}/{backend}", suite.id);
+            if !self.chosen(&name) {
+                continue;
+            }
+            let operation = operation(suite, &op)?;
+            for &k in &self.load.clients {
+                let plans = load::plans(operation, self.sizes, background.model, k, unit)?;
+                let clients = (0..k)
+                    .map(&mut client)
+                    .collect::<anyhow::Result<Vec<C>>>()?;
+                let cell = format!("{name} K={k}");
+                let (requests, per_second, latency) =
+                    load::cell(main, background, clients, &plans, self.timing, &cell)?;
+                self.done += 1;
+                eprintln!(
+                    "[{}/{}] {cell}: {} req/s, p50 {} p99 {} max {} (per {unit})",
+                    self.done,
+                    self.cells,
+                    load::per_second(per_second),
+                    load::duration(latency.p50),
+                    load::duration(latency.p99),
+                    load::duration(latency.max)
+                );
+                self.figures.push(Figure {
+                    suite: suite.id.clone(),
+                    operation: op.clone(),
+                    backend: backend.to_string(),
+                    clients: k,
+                    batch: unit,
+                    requests,
+                    per_second,
+                    latency_ns: latency,
+                });
+                done.push((op.clone(), k, requests));
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// The backend mode of a pipeline depth: 1 is one request per round trip.
+fn mode(depth: usize) -> Mode {
+    if depth == 1 {
+        Mode::NonTransaction
+    } else {
+        Mode::Pipeline
+    }
+}
+
+fn operation<'s>(suite: &'s Suite, id: &str) -> anyhow::Result<&'s Operation> {
+    suite
+        .operations
+        .iter()
+        .find(|o| o.id == id)
+        .with_context(|| format!("suite {} has no operation {id}", suite.id))
+}
