@@ -27,6 +27,16 @@ for sizes in "0" "10 20" "5 0" "ten"; do
   [ "$status" -eq 2 ] || { echo "error: examples/run-comparison.sh $sizes exited $status, not 2 (usage)" >&2; exit 1; }
 done
 
+step "the load measurement: a bad size is refused, and two cells run end to end with redis-benchmark"
+cargo build --release -q -p redis-vs-doublets --bin load
+# 100 links leave 32 clients 3 each, fewer than a pipeline of 16: refused before any cell.
+if target/release/load 100 2>"$PWD/target/load-refusal"; then
+  echo "error: the load measurement accepted B = 100 for 32 clients" >&2; exit 1
+fi
+grep -q "fewer than one batch" target/load-refusal || { cat target/load-refusal >&2; exit 1; }
+target/release/load 1000 --filter typical/kv_get/ | grep -q "against redis-benchmark" || {
+  echo "error: the load measurement printed no redis-benchmark comparison" >&2; exit 1; }
+
 step "the READMEs match the results they were made from"
 scripts/check-readme.sh
 

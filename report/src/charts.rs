@@ -199,10 +199,10 @@ pub fn sizes(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> R
         Lang::En => ("background links (B)", "time per iteration"),
         Lang::Ru => ("фоновые связи (B)", "время итерации"),
     };
-    against_b(
+    log_log(
         series,
         title,
-        x_desc,
+        (x_desc, "B"),
         y_desc,
         &|v| axis(duration(v, lang)),
         lang,
@@ -221,21 +221,53 @@ pub fn memory(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> 
             "резидентная память на единицу B",
         ),
     };
-    against_b(
+    log_log(
         series,
         title,
-        x_desc,
+        (x_desc, "B"),
         y_desc,
         &|v| format_bytes(v, lang),
         lang,
     )
 }
 
-/// A value against B, one line per series (log–log).
-fn against_b(
+/// What the load measurement shows against the number of concurrent clients K, one line per
+/// store (log–log): requests per second, or the 99th percentile latency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadMetric {
+    PerSecond,
+    P99,
+}
+
+pub fn clients(
     series: &[(String, Vec<(u64, f64)>)],
     title: &str,
-    x_desc: &str,
+    metric: LoadMetric,
+    lang: Lang,
+) -> Result<String> {
+    let x_desc = match lang {
+        Lang::En => "concurrent clients (K)",
+        Lang::Ru => "одновременные клиенты (K)",
+    };
+    let y_desc = match (metric, lang) {
+        (LoadMetric::PerSecond, Lang::En) => "requests per second",
+        (LoadMetric::PerSecond, Lang::Ru) => "запросов в секунду",
+        (LoadMetric::P99, Lang::En) => "99th percentile latency",
+        (LoadMetric::P99, Lang::Ru) => "задержка, 99-й процентиль",
+    };
+    let label = |v: f64| match metric {
+        LoadMetric::PerSecond => crate::format::per_second(v, lang),
+        LoadMetric::P99 => axis(duration(v, lang)),
+    };
+    log_log(series, title, (x_desc, "K"), y_desc, &label, lang)
+}
+
+/// A value against B (or K: `x` is the axis' description and its symbol), one line per series
+/// (log–log).
+fn log_log(
+    series: &[(String, Vec<(u64, f64)>)],
+    title: &str,
+    (x_desc, x_symbol): (&str, &str),
     y_desc: &str,
     y_label: &dyn Fn(f64) -> String,
     lang: Lang,
@@ -294,7 +326,13 @@ fn against_b(
         .map(|(name, points)| {
             let values: Vec<String> = points
                 .iter()
-                .map(|(b, v)| format!("B = {}: {}", crate::format::whole(*b, lang), y_label(*v)))
+                .map(|(b, v)| {
+                    format!(
+                        "{x_symbol} = {}: {}",
+                        crate::format::whole(*b, lang),
+                        y_label(*v)
+                    )
+                })
                 .collect();
             format!("{name}: {}", values.join(", "))
         })

@@ -125,6 +125,21 @@ pub fn bytes(n: f64, lang: Lang) -> String {
     format!("{} {unit}", significant(value, lang))
 }
 
+/// Requests per second, three significant digits in the largest unit that keeps a whole part:
+/// "812", "45.6k", "1.23M" ("45,6 тыс.", "1,23 млн" in Russian).
+pub fn per_second(n: f64, lang: Lang) -> String {
+    const UNITS: [Unit; 3] = [
+        (1e6, "M", "\u{a0}млн"),
+        (1e3, "k", "\u{a0}тыс."),
+        (1.0, "", ""),
+    ];
+    let (value, scale, unit) = in_unit(n, &UNITS, lang);
+    if value >= 999.5 && scale < 1e6 {
+        return per_second(1000.0 * scale, lang);
+    }
+    format!("{}{unit}", significant(value, lang))
+}
+
 /// The Russian plural form for n: 0 one (1, 21, …), 1 few (2–4, 22–24, …), 2 many.
 pub fn russian_form(n: u64) -> usize {
     match (n % 10, n % 100) {

@@ -4,20 +4,20 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::memory::MemoryRun;
+use redis_vs_doublets::{load::LoadRun, memory::MemoryRun};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::tables::{self, Absence, Table, Verdict};
 
 /// The version of this format.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
 #[schemars(
     title = "RedisVSDoublets results",
-    description = "Every figure the READMEs publish: time per iteration for each language, suite and size, and what each store holds in memory. Made by `cargo run -p report` from the result files in docs/sample-results."
+    description = "Every figure the READMEs publish: time per iteration for each language, suite and size, what each store holds in memory, and throughput and latency under concurrent clients. Made by `cargo run -p report` from the result files in docs/sample-results."
 )]
 pub struct Results {
     /// The version of this format; it changes whenever a field changes meaning.
@@ -26,6 +26,63 @@ pub struct Results {
     pub tables: Vec<TableJson>,
     /// One memory run per B.
     pub memory: Vec<MemoryJson>,
+    /// One load run (concurrent clients) per B.
+    pub load: Vec<LoadJson>,
+}
+
+/// The load measurement at one B: every store, operation and number of clients.
+#[derive(Serialize, JsonSchema)]
+pub struct LoadJson {
+    /// B: background links (or keys) every store held.
+    pub background: u64,
+    /// What one reading of the clock cost, in nanoseconds.
+    pub clock_ns: f64,
+    /// The conditions, as the result file gives them; whole numbers are numbers.
+    pub provenance: BTreeMap<String, Value>,
+    pub figures: Vec<LoadFigureJson>,
+    /// redis-benchmark beside the server cells: the same server, clients and depth.
+    pub redis_benchmark: Vec<RedisBenchmarkJson>,
+}
+
+/// One load cell: an operation on a store with K clients.
+#[derive(Serialize, JsonSchema)]
+pub struct LoadFigureJson {
+    pub suite: String,
+    pub operation: String,
+    pub backend: String,
+    /// K: concurrent clients.
+    pub clients: usize,
+    /// Requests per timed batch: a server's pipeline depth, or an in-process store's batch.
+    pub batch: usize,
+    /// Requests all clients completed in the measured time.
+    pub requests: u64,
+    /// Requests per second, all clients together, to 3 significant digits.
+    pub per_second: f64,
+    /// Latency of a timed batch, in nanoseconds: median, 90th, 99th and 99.9th percentiles, maximum.
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+/// One redis-benchmark run beside a load cell.
+#[derive(Serialize, JsonSchema)]
+pub struct RedisBenchmarkJson {
+    pub suite: String,
+    /// The load operation it stands beside.
+    pub operation: String,
+    pub backend: String,
+    pub clients: usize,
+    /// Its pipeline depth (`-P`).
+    pub depth: usize,
+    /// Its test (`-t`).
+    pub test: String,
+    pub requests: u64,
+    pub per_second: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
 }
 
 /// One language, suite and size: a row per operation, a cell per backend.
@@ -150,11 +207,55 @@ pub struct FigureJson {
 }
 
 /// The JSON the report writes.
-pub fn results(tables: &[Table], memory: &[MemoryRun]) -> Results {
+pub fn results(tables: &[Table], memory: &[MemoryRun], load: &[LoadRun]) -> Results {
     Results {
         version: VERSION,
         tables: tables.iter().map(table).collect(),
         memory: memory.iter().map(memory_run).collect(),
+        load: load.iter().map(load_run).collect(),
+    }
+}
+
+fn load_run(run: &LoadRun) -> LoadJson {
+    LoadJson {
+        background: run.background,
+        clock_ns: tenth(run.clock_ns),
+        provenance: provenance(&run.provenance),
+        figures: run
+            .figures
+            .iter()
+            .map(|f| LoadFigureJson {
+                suite: f.suite.clone(),
+                operation: f.operation.clone(),
+                backend: f.backend.clone(),
+                clients: f.clients,
+                batch: f.batch,
+                requests: f.requests,
+                per_second: three_digits(f.per_second),
+                p50_ns: f.latency_ns.p50,
+                p90_ns: f.latency_ns.p90,
+                p99_ns: f.latency_ns.p99,
+                p999_ns: f.latency_ns.p999,
+                max_ns: f.latency_ns.max,
+            })
+            .collect(),
+        redis_benchmark: run
+            .redis_benchmark
+            .iter()
+            .map(|r| RedisBenchmarkJson {
+                suite: r.suite.clone(),
+                operation: r.operation.clone(),
+                backend: r.backend.clone(),
+                clients: r.clients,
+                depth: r.depth,
+                test: r.test.clone(),
+                requests: r.requests,
+                per_second: three_digits(r.per_second),
+                p50_ms: r.p50_ms,
+                p99_ms: r.p99_ms,
+                max_ms: r.max_ms,
+            })
+            .collect(),
     }
 }
 

@@ -25,7 +25,9 @@ use std::{
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use format::{russian_form, Lang};
-use redis_vs_doublets::{check_request, memory::MemoryRun, results::ResultFile, spec::Spec};
+use redis_vs_doublets::{
+    check_request, load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec,
+};
 
 #[derive(Parser)]
 #[command(about = "Turns result files into the README tables, charts and method text")]
@@ -66,7 +68,7 @@ pub struct Args {
 /// before anything is written.
 pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     let spec = Spec::load(&args.spec, &check_request)?;
-    let (files, memory) = read_results(&args.results)?;
+    let (files, memory, load) = read_results(&args.results)?;
     if let Some(commit) = &args.commit {
         for file in &files {
             let measured = file.get("commit").unwrap_or_default();
@@ -101,8 +103,22 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             );
         }
     }
+    for run in &load {
+        let measured = run
+            .provenance
+            .get("fingerprint")
+            .cloned()
+            .unwrap_or_default();
+        if measured != fingerprint {
+            bail!(
+                "the load run at B = {}: it measured code with fingerprint {measured}, but the checkout's is {fingerprint}: \
+                 stale; measure again with examples/measure-load.sh --publish",
+                run.background
+            );
+        }
+    }
     let tables = tables::build(&spec, &files, args.allow_missing)?;
-    if tables.is_empty() && memory.is_empty() {
+    if tables.is_empty() && memory.is_empty() && load.is_empty() {
         bail!("the inputs hold no measurements");
     }
 
@@ -166,6 +182,41 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             ));
             size_charts.insert((language, operations, operation));
         }
+        for run in &load {
+            for suite in &spec.suites {
+                let Some((operation, by_store)) = view::load_chart_series(&spec, run, &suite.id)
+                else {
+                    continue;
+                };
+                for metric in [charts::LoadMetric::PerSecond, charts::LoadMetric::P99] {
+                    let series: Vec<(String, Vec<(u64, f64)>)> = by_store
+                        .iter()
+                        .map(|(store, points)| {
+                            let values = points
+                                .iter()
+                                .map(|(k, per_second, p99)| match metric {
+                                    charts::LoadMetric::PerSecond => (*k, *per_second),
+                                    charts::LoadMetric::P99 => (*k, *p99),
+                                })
+                                .collect();
+                            (store.clone(), values)
+                        })
+                        .collect();
+                    let file = view::load_chart_name(&suite.id, run.background, metric, lang);
+                    let title = view::load_chart_title(
+                        &text(&suite.name),
+                        &operation,
+                        run.background,
+                        metric,
+                        lang,
+                    );
+                    outputs.push((
+                        args.charts.join(&file),
+                        charts::clients(&series, &title, metric, lang)?,
+                    ));
+                }
+            }
+        }
         for suite in &spec.suites {
             let series = memory_series(&memory, &suite.id);
             if series.iter().any(|(_, points)| points.len() > 1) {
@@ -181,7 +232,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     }
     outputs.push((
         args.summary.clone(),
-        serde_json::to_string_pretty(&json::results(&tables, &memory))? + "\n",
+        serde_json::to_string_pretty(&json::results(&tables, &memory, &load))? + "\n",
     ));
     outputs.push((args.summary.with_extension("schema.json"), json::schema()));
 
@@ -193,6 +244,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             &spec,
             &tables,
             &memory,
+            &load,
             &view::Charts {
                 sizes: &size_charts,
                 memory: &memory_charts,
@@ -236,8 +288,9 @@ pub fn run(args: &Args) -> Result<Vec<String>> {
     Ok(Vec::new())
 }
 
-/// The bench result files and the memory runs (`*.json`, from `--bin memory`) among the inputs.
-fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>)> {
+/// The bench result files, the memory runs (`*.json`, from `--bin memory`) and the load runs
+/// (`load-*.json`, from `--bin load`) among the inputs.
+fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>, Vec<LoadRun>)> {
     let mut entries = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -252,9 +305,19 @@ fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>)> 
             entries.push(path.clone());
         }
     }
-    let (mut files, mut memory) = (Vec::new(), Vec::new());
+    let (mut files, mut memory, mut load) = (Vec::new(), Vec::new(), Vec::new());
     for entry in entries {
-        if entry.extension().is_some_and(|e| e == "json") {
+        let is_load = entry
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("load-"));
+        if is_load {
+            let text = std::fs::read_to_string(&entry)
+                .with_context(|| format!("{}: cannot read", entry.display()))?;
+            load.push(
+                serde_json::from_str::<LoadRun>(&text)
+                    .with_context(|| format!("{}: not a load run", entry.display()))?,
+            );
+        } else if entry.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&entry)
                 .with_context(|| format!("{}: cannot read", entry.display()))?;
             memory.push(
@@ -266,7 +329,8 @@ fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>)> 
         }
     }
     memory.sort_by_key(|run| run.background);
-    Ok((files, memory))
+    load.sort_by_key(|run| run.background);
+    Ok((files, memory, load))
 }
 
 /// One line per store of a suite: (B, resident memory growth per B) for every run.

@@ -4,14 +4,15 @@
 use std::collections::BTreeMap;
 
 use redis_vs_doublets::{
+    load::LoadRun,
     memory::{Figure, MemoryRun},
     spec::{Spec, Work},
 };
 use serde::Serialize;
 
 use crate::{
-    charts::Kind,
-    format::{bytes, duration, significant, whole, Lang},
+    charts::{Kind, LoadMetric},
+    format::{bytes, duration, per_second, significant, whole, Lang},
     tables::{Absence, Table, Verdict, SAME_WITHIN},
 };
 
@@ -30,6 +31,8 @@ pub struct View {
     pub suites: Vec<SuiteView>,
     /// The memory measurement's method text, from the spec.
     pub memory_method: Option<String>,
+    /// The load measurement's method text, from the spec.
+    pub load_method: Option<String>,
     /// What a result's fingerprint covers, from the spec.
     pub fingerprint_paths: Vec<String>,
 }
@@ -109,6 +112,52 @@ pub struct SuiteView {
     /// Operation name → chart of time against B, per language (when several sizes were measured).
     size_charts: Vec<SizeChartsView>,
     memory: Option<MemoryView>,
+    load: Vec<LoadView>,
+}
+
+/// One load run's tables for a suite.
+#[derive(Serialize)]
+pub struct LoadView {
+    background_text: String,
+    /// "K = 1", … for the columns.
+    clients: Vec<String>,
+    throughput: Vec<LoadRowView>,
+    latency_clients_text: String,
+    latency: Vec<LatencyRowView>,
+    /// redis-benchmark's test per row, each cell "ours / theirs (ratio)".
+    versus: Vec<LoadRowView>,
+    chart_operation: String,
+    chart_per_second: String,
+    chart_p99: String,
+    date: String,
+    cpu: String,
+    cpus: String,
+    servers: String,
+    clock: String,
+    fingerprint: String,
+    commit: String,
+    command: String,
+}
+
+#[derive(Serialize)]
+pub struct LoadRowView {
+    operation: String,
+    store: String,
+    /// redis-benchmark's test and depth (versus rows only).
+    test: String,
+    cells: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct LatencyRowView {
+    operation: String,
+    store: String,
+    batch: usize,
+    p50: String,
+    p90: String,
+    p99: String,
+    p999: String,
+    max: String,
 }
 
 /// What each store holds in memory for the suite's background, at every B measured.
@@ -275,6 +324,224 @@ fn svg(stem: String, lang: Lang) -> String {
     }
 }
 
+pub fn load_chart_name(suite: &str, background: u64, metric: LoadMetric, lang: Lang) -> String {
+    let what = match metric {
+        LoadMetric::PerSecond => "per-second",
+        LoadMetric::P99 => "p99",
+    };
+    svg(format!("load-{suite}-b{background}-{what}"), lang)
+}
+
+pub fn load_chart_title(
+    suite: &str,
+    operation: &str,
+    background: u64,
+    metric: LoadMetric,
+    lang: Lang,
+) -> String {
+    let b = whole(background, lang);
+    match (metric, lang) {
+        (LoadMetric::PerSecond, Lang::En) => {
+            format!("{suite}, {operation}: requests per second against clients (B = {b})")
+        }
+        (LoadMetric::PerSecond, Lang::Ru) => {
+            format!("{suite}, {operation}: запросов в секунду в зависимости от числа клиентов (B = {b})")
+        }
+        (LoadMetric::P99, Lang::En) => {
+            format!("{suite}, {operation}: p99 latency against clients (B = {b})")
+        }
+        (LoadMetric::P99, Lang::Ru) => {
+            format!("{suite}, {operation}: задержка p99 в зависимости от числа клиентов (B = {b})")
+        }
+    }
+}
+
+/// The series of a suite's load chart: its first load operation that the run measured, as
+/// (operation name, one line per store of (K, requests per second, p99 in ns)).
+pub type LoadSeries = Vec<(String, Vec<(u64, f64, f64)>)>;
+
+pub fn load_chart_series(spec: &Spec, run: &LoadRun, suite: &str) -> Option<(String, LoadSeries)> {
+    let load = spec.load.as_ref()?;
+    let operation = load
+        .operations
+        .iter()
+        .filter(|o| o.suite == suite)
+        .find(|o| run.figures.iter().any(|f| f.operation == o.id))?;
+    let mut series: LoadSeries = Vec::new();
+    for f in run.figures.iter().filter(|f| f.operation == operation.id) {
+        let point = (f.clients as u64, f.per_second, f.latency_ns.p99 as f64);
+        match series.iter_mut().find(|(store, _)| *store == f.backend) {
+            Some((_, points)) => points.push(point),
+            None => series.push((f.backend.clone(), vec![point])),
+        }
+    }
+    let name = spec
+        .suite(suite)?
+        .operations
+        .iter()
+        .find(|o| o.id == operation.id)
+        .map_or(operation.id.clone(), |o| o.name.clone());
+    Some((name, series))
+}
+
+/// A suite's load tables, one per run that measured it.
+fn load_views(
+    spec: &Spec,
+    runs: &[LoadRun],
+    suite: &str,
+    charts_link: &str,
+    lang: Lang,
+) -> Vec<LoadView> {
+    let Some(load) = &spec.load else {
+        return Vec::new();
+    };
+    let name = |id: &str| {
+        spec.suite(suite)
+            .and_then(|s| s.operations.iter().find(|o| o.id == id))
+            .map_or(id.to_string(), |o| o.name.clone())
+    };
+    let mut views = Vec::new();
+    for run in runs {
+        let figures: Vec<_> = run.figures.iter().filter(|f| f.suite == suite).collect();
+        let Some((chart_operation, _)) = load_chart_series(spec, run, suite) else {
+            continue;
+        };
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for f in &figures {
+            if !keys.contains(&(f.operation.as_str(), f.backend.as_str())) {
+                keys.push((&f.operation, &f.backend));
+            }
+        }
+        let find = |op: &str, backend: &str, k: usize| {
+            figures
+                .iter()
+                .find(|f| f.operation == op && f.backend == backend && f.clients == k)
+        };
+        let throughput = keys
+            .iter()
+            .map(|(op, backend)| LoadRowView {
+                operation: name(op),
+                store: backend.to_string(),
+                test: String::new(),
+                cells: load
+                    .clients
+                    .iter()
+                    .map(|&k| {
+                        find(op, backend, k)
+                            .map_or("—".into(), |f| per_second(f.per_second, lang))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let latency = figures
+            .iter()
+            .filter(|f| f.clients == load.latency_clients)
+            .map(|f| {
+                let l = &f.latency_ns;
+                let d = |ns: u64| duration(ns as f64, lang);
+                LatencyRowView {
+                    operation: name(&f.operation),
+                    store: f.backend.clone(),
+                    batch: f.batch,
+                    p50: d(l.p50),
+                    p90: d(l.p90),
+                    p99: d(l.p99),
+                    p999: d(l.p999),
+                    max: d(l.max),
+                }
+            })
+            .collect();
+        let mut tests: Vec<(&str, &str, &str, usize)> = Vec::new();
+        for r in run.redis_benchmark.iter().filter(|r| r.suite == suite) {
+            let key = (
+                r.operation.as_str(),
+                r.backend.as_str(),
+                r.test.as_str(),
+                r.depth,
+            );
+            if !tests.contains(&key) {
+                tests.push(key);
+            }
+        }
+        let versus = tests
+            .iter()
+            .map(|&(op, backend, test, depth)| LoadRowView {
+                operation: name(op),
+                store: backend.to_string(),
+                test: format!("{} -P {depth}", test.to_uppercase()),
+                cells: load
+                    .clients
+                    .iter()
+                    .map(|&k| {
+                        let theirs = run.redis_benchmark.iter().find(|r| {
+                            r.suite == suite
+                                && r.operation == op
+                                && r.backend == backend
+                                && r.clients == k
+                        });
+                        match (find(op, backend, k), theirs) {
+                            (Some(ours), Some(theirs)) => format!(
+                                "{} / {} ({}×)",
+                                per_second(ours.per_second, lang),
+                                per_second(theirs.per_second, lang),
+                                significant(ours.per_second / theirs.per_second, lang)
+                            ),
+                            _ => "—".into(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let get = |key: &str| run.provenance.get(key).cloned().unwrap_or_default();
+        let chart = |metric| {
+            format!(
+                "{charts_link}/{}",
+                load_chart_name(suite, run.background, metric, lang)
+            )
+        };
+        views.push(LoadView {
+            background_text: whole(run.background, lang),
+            clients: load.clients.iter().map(|k| format!("K = {k}")).collect(),
+            throughput,
+            latency_clients_text: whole(load.latency_clients as u64, lang),
+            latency,
+            versus,
+            chart_operation,
+            chart_per_second: chart(LoadMetric::PerSecond),
+            chart_p99: chart(LoadMetric::P99),
+            date: prefix(&get("date"), 10).to_string(),
+            cpu: get("cpu"),
+            cpus: get("cpus"),
+            servers: get("redis"),
+            clock: crate::format::trim_zeros(significant(run.clock_ns, lang)),
+            fingerprint: prefix(&get("fingerprint"), 12).to_string(),
+            commit: prefix(&get("commit"), 12).to_string(),
+            command: reproduce_load(spec, run),
+        });
+    }
+    views
+}
+
+/// The command that measures a load run again.
+fn reproduce_load(spec: &Spec, run: &LoadRun) -> String {
+    let defaults: Vec<&str> = spec
+        .servers
+        .iter()
+        .filter(|s| s.default)
+        .map(|s| s.id.as_str())
+        .collect();
+    let mut parts = Vec::new();
+    if let Some(servers) = run
+        .provenance
+        .get("servers")
+        .filter(|s| **s != defaults.join(","))
+    {
+        parts.push(format!("{}={servers}", spec.server_env));
+    }
+    parts.push(format!("examples/measure-load.sh {}", run.background));
+    parts.join(" ")
+}
+
 /// A table has a fastest server mode in some row, so the relative chart has a reference.
 pub fn has_server(table: &Table) -> bool {
     table
@@ -413,10 +680,12 @@ pub struct Charts<'a> {
     pub memory: &'a std::collections::BTreeSet<String>,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn build(
     spec: &Spec,
     tables: &[Table],
     memory: &[MemoryRun],
+    load: &[LoadRun],
     charts: &Charts<'_>,
     charts_link: &str,
     command: &str,
@@ -528,6 +797,7 @@ pub fn build(
                     &suite.backends,
                     lang,
                 ),
+                load: load_views(spec, load, &suite.id, charts_link, lang),
                 tables: tables
                     .iter()
                     .filter(|t| t.suite == suite.id)
@@ -566,6 +836,7 @@ pub fn build(
             })
             .collect(),
         memory_method: spec.memory.as_ref().map(|m| text(&m.description)),
+        load_method: spec.load.as_ref().map(|l| text(&l.description)),
         fingerprint_paths: spec.fingerprint.clone(),
     }
 }

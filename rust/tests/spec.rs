@@ -229,6 +229,42 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     assert!(e.contains("unknown server \"keydb\""), "{e}");
 }
 
+#[test]
+fn the_load_section_names_operations_that_run_one_i_at_a_time() {
+    let spec = load_spec().unwrap();
+    let load = spec.load.as_ref().unwrap();
+    assert!(load.clients.contains(&load.latency_clients));
+    let suites: Vec<&str> = load.operations.iter().map(|o| o.suite.as_str()).collect();
+    assert!(suites.contains(&"links") && suites.contains(&"typical"));
+
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let refused = |from: &str, to: &str| -> String {
+        assert!(real.contains(from), "{from}");
+        parse(&real.replacen(from, to, 1)).unwrap_err()
+    };
+    let e = refused("- { id: each_concrete }", "- { id: each_sideways }");
+    assert!(
+        e.contains("no suite has an operation \"each_sideways\"") && e.contains(":"),
+        "{e}"
+    );
+    // Its work runs B down to B-N+1: not one i of 1..=N at a time.
+    let e = refused("- { id: each_concrete }", "- { id: kv_delete }");
+    assert!(
+        e.contains("kv_delete: the load runs an operation one i at a time"),
+        "{e}"
+    );
+    // A pair (work and undo) per i cannot be cut into batches of 3.
+    let e = refused("  batch: 16\n", "  batch: 3\n");
+    assert!(
+        e.contains("a pipeline or batch of 3 would split its 2 requests"),
+        "{e}"
+    );
+    let e = refused("  latency_clients: 8\n", "  latency_clients: 5\n");
+    assert!(e.contains("latency_clients must be one of clients"), "{e}");
+    let e = refused("  depths: [1, 16]\n", "  depths: [0, 16]\n");
+    assert!(e.contains("above 0"), "{e}");
+}
+
 /// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path
 /// order, directories named bin, obj and target left out. The C# tests expect the same value
 /// for the same files (SpecTests.FingerprintIsTheRustOne).

@@ -70,7 +70,15 @@ fn run() -> anyhow::Result<()> {
         preflight::available_memory()?,
         "B",
     )?;
+    let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
+    for suite in &spec.suites {
+        match suite.id.as_str() {
+            "links" => check_shares::<LinkRequest, LinksModel>(load, suite, &sizes)?,
+            "typical" => check_shares::<UsageRequest, UsageModel>(load, suite, &sizes)?,
+            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+        }
+    }
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let servers = if families.iter().any(|f| f == "redis") {
         redis_server::stop_on_interrupt()?;
@@ -105,9 +113,12 @@ fn run() -> anyhow::Result<()> {
         .iter()
         .map(|suite| run.cells_of(suite, &servers))
         .sum();
-    let seconds = run.cells as f64 * (load.warm_up_seconds + load.seconds);
+    // redis-benchmark makes as many requests as the cell beside it, at about the same rate.
+    let beside = run.benchmarked(&servers);
+    let seconds =
+        run.cells as f64 * (load.warm_up_seconds + load.seconds) + beside as f64 * load.seconds;
     eprintln!(
-        "B = {}: {} cells of {} clients: {:.1} min of warm-up and measuring, loads, checks and redis-benchmark on top",
+        "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min, loads and checks on top",
         sizes[0],
         run.cells,
         load.clients
@@ -139,7 +150,7 @@ fn run() -> anyhow::Result<()> {
     }
     let took = started.elapsed().as_secs_f64();
     eprintln!(
-        "measured {} cells in {:.1} min against {:.1} min of warm-up and measuring ({:.2}×)",
+        "measured {} cells in {:.1} min against the estimate's {:.1} min ({:.2}×)",
         run.done,
         took / 60.0,
         seconds / 60.0,
@@ -147,7 +158,7 @@ fn run() -> anyhow::Result<()> {
     );
     let result = LoadRun {
         background: sizes[0],
-        provenance: provenance_of(&families, &servers),
+        provenance: provenance_of(&families, &servers, fingerprint),
         clock_ns,
         figures: run.figures,
         redis_benchmark: run.benchmarks,
@@ -168,13 +179,49 @@ fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn provenance_of(families: &[String], servers: &[Server]) -> BTreeMap<String, String> {
+/// Before any work: at the largest K, every load operation of `suite` gives each client at least
+/// one batch of every size a store uses (pipeline depths, the in-process batch), and the model
+/// accepts every request.
+fn check_shares<R: RedisRequest, M: Model<R>>(
+    load: &Load,
+    suite: &Suite,
+    sizes: &[u64],
+) -> anyhow::Result<()> {
+    let background: Vec<R> = harness::requests(
+        &suite.background,
+        sizes,
+        &format!("suite {} background", suite.id),
+    )?;
+    let mut model = M::default();
+    model.run(&background, |_| {})?;
+    let most = load.clients.iter().copied().max().unwrap_or(1);
+    for op in load.operations.iter().filter(|op| op.suite == suite.id) {
+        for &unit in load.depths.iter().chain([&load.batch]) {
+            load::plans(operation(suite, &op.id)?, sizes, &mut model, most, unit).with_context(
+                || {
+                    format!(
+                        "B = {} is too small for the load's {most} clients",
+                        sizes[0]
+                    )
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn provenance_of(
+    families: &[String],
+    servers: &[Server],
+    fingerprint: String,
+) -> BTreeMap<String, String> {
     let mut provenance: BTreeMap<String, String> = provenance::rust()
         .into_iter()
         .chain(provenance::common())
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     provenance.insert("families".into(), families.join(","));
+    provenance.insert("fingerprint".into(), fingerprint);
     if !servers.is_empty() {
         let ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
         provenance.insert("servers".into(), ids.join(","));
@@ -225,6 +272,31 @@ impl Runner<'_> {
             .operations
             .iter()
             .filter(move |op| op.suite == suite.id)
+    }
+
+    /// How many redis-benchmark runs the chosen server cells have beside them.
+    fn benchmarked(&self, servers: &[Server]) -> usize {
+        let usable: Vec<&Server> = servers
+            .iter()
+            .filter(|s| redis_benchmark::unavailable(s).is_none())
+            .collect();
+        let mut runs = 0;
+        for suite in &self.spec.suites {
+            for op in self
+                .operations(suite)
+                .filter(|op| op.redis_benchmark.is_some())
+            {
+                for server in &usable {
+                    for &depth in &self.load.depths {
+                        let backend = server.backend(mode(depth));
+                        if self.chosen(&format!("{}/{}/{backend}", suite.id, op.id)) {
+                            runs += self.load.clients.len();
+                        }
+                    }
+                }
+            }
+        }
+        runs
     }
 
     fn cells_of(&self, suite: &Suite, servers: &[Server]) -> usize {
