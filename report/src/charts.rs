@@ -252,8 +252,8 @@ pub fn clients(
     let y_desc = match (metric, lang) {
         (LoadMetric::PerSecond, Lang::En) => "requests per second",
         (LoadMetric::PerSecond, Lang::Ru) => "запросов в секунду",
-        (LoadMetric::P99, Lang::En) => "99th percentile latency",
-        (LoadMetric::P99, Lang::Ru) => "задержка, 99-й процентиль",
+        (LoadMetric::P99, Lang::En) => "99th percentile latency of a timed batch",
+        (LoadMetric::P99, Lang::Ru) => "задержка измеряемой пачки, 99-й процентиль",
     };
     let label = |v: f64| match metric {
         LoadMetric::PerSecond => crate::format::per_second(v, lang),

@@ -399,7 +399,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 3);
+    assert_eq!(value["version"], 4);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -602,5 +602,65 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     assert!(
         !readme.contains("| Garnet_") && !readme.contains("than Redis"),
         "{readme}"
+    );
+}
+
+#[test]
+fn load_runs_become_tables_and_charts_against_clients() {
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("load-b1000.json", fixture("load-b1000.json")),
+    ]);
+    run(&work.args()).unwrap();
+    for (readme, heading, versus, chart) in [
+        (
+            "README.md",
+            "#### Load: concurrent clients, B = 1,000",
+            "Against redis-benchmark",
+            "load-typical-b1000-per-second.svg",
+        ),
+        (
+            "README.ru.md",
+            "#### Нагрузка: одновременные клиенты, B = 1\u{a0}000",
+            "Рядом с redis-benchmark",
+            "load-typical-b1000-p99.ru.svg",
+        ),
+    ] {
+        let text = work.read(readme);
+        assert_eq!(
+            text.matches(heading).count(),
+            1,
+            "{readme}: the typical suite only"
+        );
+        assert!(
+            text.contains(versus) && text.contains("| SET -P 16 |"),
+            "{readme}"
+        );
+        assert!(
+            text.contains("| KeyValue Set | Doublets_United_Volatile |"),
+            "{readme}"
+        );
+        assert!(text.contains(chart), "{readme}");
+    }
+    let svg = work.read("docs/charts/load-typical-b1000-per-second.svg");
+    assert!(
+        svg.contains("requests per second") && svg.contains("K = 32"),
+        "{svg}"
+    );
+    let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let load = &summary["load"][0];
+    assert_eq!(load["figures"].as_array().unwrap().len(), 12);
+    assert_eq!(load["redis_benchmark"][0]["test"], "set");
+
+    // A load run of other code than the checkout is stale, like any result.
+    let alone = Workspace::new(&[("load-b1000.json", fixture("load-b1000.json"))]);
+    let stale = Args {
+        fingerprint: Some("0ddba11".into()),
+        ..alone.args()
+    };
+    let e = format!("{:#}", run(&stale).unwrap_err());
+    assert!(
+        e.contains("the load run at B = 1000") && e.contains("stale"),
+        "{e}"
     );
 }

@@ -72,6 +72,12 @@ fn run() -> anyhow::Result<()> {
     )?;
     let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
+    if let (Some(path), Some(_)) = (&results, filter) {
+        bail!(
+            "BENCHMARK_RESULTS={}: a filtered run is not a result file (the report needs every cell)",
+            path.display()
+        );
+    }
     for suite in &spec.suites {
         match suite.id.as_str() {
             "links" => check_shares::<LinkRequest, LinksModel>(load, suite, &sizes)?,
@@ -165,12 +171,6 @@ fn run() -> anyhow::Result<()> {
     };
     print!("{}", load::table(&spec, &result));
     if let Some(path) = results {
-        if filter.is_some() {
-            bail!(
-                "BENCHMARK_RESULTS={}: a filtered run is not a result file",
-                path.display()
-            );
-        }
         // Written whole at the end: a failed or interrupted run leaves no partial file.
         std::fs::write(&path, serde_json::to_string_pretty(&result)? + "\n")
             .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
