@@ -524,20 +524,9 @@ fn load_views(
 
 /// The command that measures a load run again.
 fn reproduce_load(spec: &Spec, run: &LoadRun) -> String {
-    let defaults: Vec<&str> = spec
-        .servers
-        .iter()
-        .filter(|s| s.default)
-        .map(|s| s.id.as_str())
+    let mut parts: Vec<String> = servers_variable(spec, &run.provenance)
+        .into_iter()
         .collect();
-    let mut parts = Vec::new();
-    if let Some(servers) = run
-        .provenance
-        .get("servers")
-        .filter(|s| **s != defaults.join(","))
-    {
-        parts.push(format!("{}={servers}", spec.server_env));
-    }
     parts.push(format!("examples/measure-load.sh {}", run.background));
     parts.join(" ")
 }
@@ -967,25 +956,27 @@ fn spread(low: f64, high: f64, median: f64) -> String {
     }
 }
 
-/// The command that measures a table's size again, as its runs were made.
-fn reproduce(spec: &Spec, t: &Table) -> String {
-    let mut variables = Vec::new();
-    if t.rounds != 3 {
-        variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
-    }
+/// `BENCHMARK_SERVERS=…` when a run chose other servers than the spec's defaults.
+fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Option<String> {
     let defaults: Vec<&str> = spec
         .servers
         .iter()
         .filter(|s| s.default)
         .map(|s| s.id.as_str())
         .collect();
-    if let Some(servers) = t
-        .provenance
+    provenance
         .get("servers")
         .filter(|s| **s != defaults.join(","))
-    {
-        variables.push(format!("{}={servers}", spec.server_env));
+        .map(|servers| format!("{}={servers}", spec.server_env))
+}
+
+/// The command that measures a table's size again, as its runs were made.
+fn reproduce(spec: &Spec, t: &Table) -> String {
+    let mut variables = Vec::new();
+    if t.rounds != 3 {
+        variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
     }
+    variables.extend(servers_variable(spec, &t.provenance));
     if let Some(cpus) = t.provenance.get("placement").filter(|p| *p != "unpinned") {
         variables.push(format!("BENCHMARK_CPUS={cpus}"));
     }
