@@ -90,10 +90,13 @@ public class SpecTests
             }
             Write("a/x.txt", "hi\n");
             Write("b.txt", "yo");
+            Write("a/p.csproj", "<Project />");
             Write("a/bin/ignored.dll", "built");
             Write("a/obj/ignored", "built");
+            Write("a/target/ignored", "built");
+            Write("a/src/bin/main.rs", "fn main() {}");
             Write("c.txt", "not listed");
-            const string Expected = "ae2a6eb95193e042e94eba2017d3efaaa5c569ac";
+            const string Expected = "4a3e81ce36876bdb8b28410da7ed9e0021168b0e";
             Assert.Equal(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));
             Write("a/x.txt", "hi!");
             Assert.NotEqual(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));

@@ -293,8 +293,8 @@ public static class Provenance
 {
     /// <summary>
     /// The fingerprint of what a run measured, as the Rust side computes it (provenance::fingerprint):
-    /// the SHA-1 of every file under the spec's fingerprint paths (directories named bin, obj and
-    /// target left out), each file's path, length and bytes in path order.
+    /// the SHA-1 of every file under the spec's fingerprint paths (build outputs left out: target,
+    /// and bin and obj beside a .csproj), each file's path, length and bytes in path order.
     /// </summary>
     public static string Fingerprint(string root, IEnumerable<string> paths)
     {
@@ -304,8 +304,16 @@ public static class Provenance
         {
             if (File.Exists(path)) { files.Add(Path.GetRelativePath(root, path).Replace('\\', '/')); return; }
             foreach (var entry in Directory.EnumerateFileSystemEntries(path))
-                if (!(Directory.Exists(entry) && Path.GetFileName(entry) is "bin" or "obj" or "target")) Collect(entry);
+                if (!(Directory.Exists(entry) && Built(entry))) Collect(entry);
         }
+        // Build outputs: target anywhere, bin and obj beside a .NET project file (a Cargo src/bin
+        // holds sources). The Rust side decides the same (provenance::built).
+        static bool Built(string dir) => Path.GetFileName(dir) switch
+        {
+            "target" => true,
+            "bin" or "obj" => Directory.EnumerateFiles(Path.GetDirectoryName(dir)!, "*.csproj").Any(),
+            _ => false,
+        };
         foreach (var path in paths)
         {
             var full = Path.Combine(root, path);

@@ -161,7 +161,7 @@ fn ci_run() -> Option<String> {
 }
 
 /// The fingerprint of what a run measured: the SHA-1 of every file under the spec's `fingerprint`
-/// paths (relative to `root`; directories named bin, obj and target left out), each file's path,
+/// paths (relative to `root`; build outputs left out, see [`built`]), each file's path,
 /// length and bytes in path order. The C# harness computes the same (`Provenance.Fingerprint`).
 pub fn fingerprint(root: &Path, paths: &[String]) -> anyhow::Result<String> {
     if paths.is_empty() {
@@ -212,14 +212,28 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         std::fs::read_dir(path).with_context(|| format!("{}: cannot list", path.display()))?
     {
         let entry = entry?.path();
-        let skipped = entry
-            .file_name()
-            .is_some_and(|n| n == "bin" || n == "obj" || n == "target");
-        if !(entry.is_dir() && skipped) {
+        if !(entry.is_dir() && built(&entry)) {
             collect(&entry, files)?;
         }
     }
     Ok(())
+}
+
+/// Whether a directory holds build outputs: `target` anywhere, and `bin` and `obj` beside a .NET
+/// project file (a Cargo `src/bin` holds sources, and is measured code).
+fn built(dir: &Path) -> bool {
+    let name = dir.file_name().unwrap_or_default();
+    if name == "target" {
+        return true;
+    }
+    let beside_project = || {
+        std::fs::read_dir(dir.parent().unwrap_or(dir)).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "csproj"))
+        })
+    };
+    (name == "bin" || name == "obj") && beside_project()
 }
 
 /// The fingerprint of this checkout's measured code, as the spec declares it.

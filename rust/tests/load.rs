@@ -116,6 +116,60 @@ fn a_wrong_reply_under_load_fails_the_cell() {
     );
 }
 
+/// A client held up on its first call for longer than the whole run, as a starved writer is.
+struct Stalled<C> {
+    inner: C,
+    stall: Option<Duration>,
+}
+
+impl<C: Store<LinkRequest>> Store<LinkRequest> for Stalled<C> {
+    fn run(&mut self, batch: &[LinkRequest], found: impl FnMut(Link)) -> anyhow::Result<()> {
+        if let Some(stall) = self.stall.take() {
+            std::thread::sleep(stall);
+        }
+        self.inner.run(batch, found)
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        self.inner.census()
+    }
+}
+
+#[test]
+fn a_client_kept_waiting_shows_as_its_slow_batch() {
+    let sizes = [256, 256];
+    let store = Shared::new(links::united_store().unwrap());
+    let mut main = store.client();
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut main, &mut model, "links", &sizes, 256, "stalled");
+    let spec = common::spec();
+    let op = operation(&spec, "links", "update");
+    let plans = load::plans(op, &sizes, background.model, 2, 16).unwrap();
+    let stall = TIMING.warm_up + TIMING.measured + Duration::from_millis(50);
+    let clients = vec![
+        Stalled {
+            inner: store.client(),
+            stall: None,
+        },
+        Stalled {
+            inner: store.client(),
+            stall: Some(stall),
+        },
+    ];
+    // Its one batch began in the warm-up and ended after the measured time: it counts, and its
+    // wait is the maximum, rather than the client counting as having done nothing.
+    let (_, _, latency) = load::cell(
+        &mut main,
+        &mut background,
+        clients,
+        &plans,
+        TIMING,
+        "stalled",
+    )
+    .unwrap();
+    assert!(latency.max >= stall.as_nanos() as u64, "{latency:?}");
+}
+
 #[test]
 fn server_clients_are_checked_and_redis_benchmark_leaves_nothing() {
     let spec = common::spec();

@@ -266,7 +266,8 @@ fn the_load_section_names_operations_that_run_one_i_at_a_time() {
 }
 
 /// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path
-/// order, directories named bin, obj and target left out. The C# tests expect the same value
+/// order, build outputs left out (target; bin and obj beside a .csproj, while a Cargo `src/bin`
+/// counts). The C# tests expect the same value
 /// for the same files (SpecTests.FingerprintIsTheRustOne).
 #[test]
 fn the_fingerprint_covers_exactly_the_listed_files() {
@@ -279,17 +280,23 @@ fn the_fingerprint_covers_exactly_the_listed_files() {
     };
     write("a/x.txt", "hi\n");
     write("b.txt", "yo");
+    write("a/p.csproj", "<Project />");
     write("a/bin/ignored.dll", "built");
+    write("a/obj/ignored", "built");
     write("a/target/ignored", "built");
+    write("a/src/bin/main.rs", "fn main() {}");
     write("c.txt", "not listed");
     let paths = ["a".to_string(), "b.txt".to_string()];
-    let expected = "ae2a6eb95193e042e94eba2017d3efaaa5c569ac";
+    let expected = "4a3e81ce36876bdb8b28410da7ed9e0021168b0e";
     assert_eq!(fingerprint(&root, &paths).unwrap(), expected);
     // Build outputs and unlisted files change nothing; one changed byte changes it.
     write("a/bin/ignored.dll", "rebuilt");
     write("c.txt", "changed");
     assert_eq!(fingerprint(&root, &paths).unwrap(), expected);
     write("a/x.txt", "hi!");
+    assert_ne!(fingerprint(&root, &paths).unwrap(), expected);
+    write("a/x.txt", "hi\n");
+    write("a/src/bin/main.rs", "fn main() { load() }");
     assert_ne!(fingerprint(&root, &paths).unwrap(), expected);
     let missing = fingerprint(&root, &["nowhere".to_string()])
         .unwrap_err()
