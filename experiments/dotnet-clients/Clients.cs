@@ -29,8 +29,6 @@ static class Payload
 interface IClient : IDisposable
 {
     string Name { get; }
-    /// <summary>Why the client cannot run a mode, or null when it can.</summary>
-    string? Refuses(Mode mode);
     void Set(Mode mode, string[] keys, byte[][] values);
     byte[]?[] Get(Mode mode, string[] keys);
     void Delete(string[] keys);
@@ -66,7 +64,6 @@ static class Versions
 sealed class StackExchangeClient(IDatabase db) : IClient
 {
     public string Name => Versions.Of(typeof(IDatabase));
-    public string? Refuses(Mode mode) => null;
 
     public void Set(Mode mode, string[] keys, byte[][] values)
     {
@@ -114,7 +111,6 @@ sealed class FreeRedisClient(string host, int port) : IClient
 {
     readonly FreeRedis.RedisClient client = new($"{host}:{port},database=0");
     public string Name => Versions.Of(typeof(FreeRedis.RedisClient));
-    public string? Refuses(Mode mode) => null;
 
     public void Set(Mode mode, string[] keys, byte[][] values)
     {
@@ -177,7 +173,6 @@ sealed class CSRedisCoreClient(string host, int port) : IClient
     readonly CSRedis.CSRedisClient pooled = new($"{host}:{port},defaultDatabase=0,poolsize=4");
     readonly CSRedis.RedisClient single = new(host, port);
     public string Name => Versions.Of(typeof(CSRedis.CSRedisClient));
-    public string? Refuses(Mode mode) => null;
 
     public void Set(Mode mode, string[] keys, byte[][] values)
     {
