@@ -17,7 +17,9 @@ use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
-    load_spec, preflight, provenance,
+    load_spec,
+    payload::{PayloadModel, PayloadRequest},
+    preflight, provenance,
     redis_server::{self, Server},
     redis_store::{Mode, RedisRequest},
     results::bencher_line,
@@ -121,6 +123,7 @@ fn run() -> anyhow::Result<()> {
                 typical::united_store,
                 typical::split_store,
             )?,
+            "payload" => run_servers::<PayloadRequest, PayloadModel>(&mut runner, &servers)?,
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
         runner.finish()?;
@@ -219,6 +222,23 @@ fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
         bench.doublets("Doublets_Split_Volatile", split)?;
         servers.iter().try_for_each(|server| bench.server(server))
     }
+}
+
+/// A suite that runs on the servers only (in reverse on even rounds).
+fn run_servers<R: RedisRequest, M: Model<R>>(
+    runner: &mut Runner<'_>,
+    servers: &[Server],
+) -> anyhow::Result<()> {
+    let mut bench = runner.start::<R, M>()?;
+    let reversed = bench.runner.reversed;
+    let ordered: Vec<&Server> = if reversed {
+        servers.iter().rev().collect()
+    } else {
+        servers.iter().collect()
+    };
+    ordered
+        .into_iter()
+        .try_for_each(|server| bench.server(server))
 }
 
 /// While Criterion measures a cell, its stdout goes to stderr: Criterion prints a cell's time as

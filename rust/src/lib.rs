@@ -6,6 +6,7 @@
 //! - [`store`]: the interface of every store: requests in, found links or values out.
 //! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
 //! - [`typical`]: the typical-Redis-usage suite: key-value, counter, queue and set, the same way.
+//! - [`payload`]: the payload suite: values of real sizes, SET and read back byte for byte (servers only).
 //! - [`redis_store`]: a RESP server in its three modes (one round trip each, MULTI/EXEC, pipeline).
 //! - [`redis_server`]: REDIS_URL, or disposable servers (Redis, Garnet); functions or a script for
 //!   the links library; the database a run claims and leaves as it found it.
@@ -21,6 +22,7 @@ pub mod harness;
 pub mod links;
 pub mod load;
 pub mod memory;
+pub mod payload;
 pub mod preflight;
 pub mod provenance;
 pub mod redis_benchmark;
@@ -53,8 +55,9 @@ pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<()
     match suite {
         "links" => links::LinkRequest::build(verb, args).map(drop),
         "typical" => typical::UsageRequest::build(verb, args).map(drop),
+        "payload" => payload::PayloadRequest::build(verb, args).map(drop),
         _ => Err(format!(
-            "no store implements the suite \"{suite}\" (known: links, typical)"
+            "no store implements the suite \"{suite}\" (known: links, typical, payload)"
         )),
     }
 }

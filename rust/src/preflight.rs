@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
-use crate::{links::LinkRequest, spec::Spec, typical::UsageRequest};
+use crate::{links::LinkRequest, payload::PayloadRequest, spec::Spec, typical::UsageRequest};
 
 /// The sizes and families a run asks for (`get` reads a variable), checked with everything that
 /// needs no server: bounds, the memory they need against `available`, and every suite's requests
@@ -28,6 +28,7 @@ pub fn inputs(
         match suite.id.as_str() {
             "links" => drop(crate::harness::plan::<LinkRequest>(suite, &sizes)?),
             "typical" => drop(crate::harness::plan::<UsageRequest>(suite, &sizes)?),
+            "payload" => drop(crate::harness::plan::<PayloadRequest>(suite, &sizes)?),
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use anyhow::{bail, Context};
-use redis::{Cmd, Connection, ToRedisArgs, Value};
+use redis::{Cmd, Connection, ConnectionLike, ToRedisArgs, Value};
 
 use crate::{
     redis_server::Calls,
@@ -56,8 +56,8 @@ pub trait RedisRequest: Request {
     fn decode(&self, reply: Value, found: &mut impl FnMut(Self::Found)) -> anyhow::Result<()>;
 
     /// Loads background data; the default pipelines the requests in chunks.
-    fn load(
-        store: &mut RedisStore,
+    fn load<C: ConnectionLike>(
+        store: &mut RedisStore<C>,
         batch: &[Self],
         found: &mut impl FnMut(Self::Found),
     ) -> anyhow::Result<()> {
@@ -68,15 +68,16 @@ pub trait RedisRequest: Request {
     }
 }
 
-/// One database of a server holding a suite's data, reached in `mode`.
-pub struct RedisStore {
-    pub con: Connection,
+/// One database of a server holding a suite's data, reached in `mode` over `con` (a client's
+/// connection; tests put one that damages replies in its place).
+pub struct RedisStore<C = Connection> {
+    pub con: C,
     pub mode: Mode,
     /// How this server calls the library's functions.
     pub calls: &'static Calls,
 }
 
-impl RedisStore {
+impl<C: ConnectionLike> RedisStore<C> {
     /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
     pub fn pipelined<R: RedisRequest>(
         &mut self,
@@ -107,7 +108,7 @@ impl RedisStore {
     }
 }
 
-impl<R: RedisRequest> Store<R> for RedisStore {
+impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
     fn run(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         R::validate(batch)?;
         match self.mode {

@@ -2,7 +2,7 @@
 //! as a script, as the server's [`Calls`] say), queries are one native read each.
 
 use anyhow::{bail, Context};
-use redis::{Cmd, Value};
+use redis::{Cmd, ConnectionLike, Value};
 
 use super::{Link, LinkRequest, Query};
 use crate::{
@@ -99,8 +99,8 @@ impl RedisRequest for LinkRequest {
 
     /// Runs of point creations go to `create_points`, a chunk per call, which loads a million
     /// links several times faster than one FCALL each.
-    fn load(
-        store: &mut RedisStore,
+    fn load<C: ConnectionLike>(
+        store: &mut RedisStore<C>,
         batch: &[Self],
         found: &mut impl FnMut(Link),
     ) -> anyhow::Result<()> {

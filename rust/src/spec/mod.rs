@@ -100,6 +100,8 @@ mod wire {
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
         pub load: Option<Spanned<Load>>,
+        #[serde(default)]
+        pub clients: Vec<Client>,
         pub backends: Vec<Backend>,
         pub suites: Vec<Suite>,
     }
@@ -161,6 +163,14 @@ mod wire {
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
+    pub struct Client {
+        pub id: Spanned<String>,
+        pub suffix: Option<Spanned<String>>,
+        pub description: Text,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     pub struct Backend {
         pub name: Spanned<String>,
         pub family: Spanned<String>,
@@ -177,6 +187,7 @@ mod wire {
         pub background: Background,
         pub operations: Vec<Operation>,
         pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
+        pub left_out: Option<Spanned<std::collections::BTreeMap<String, Text>>>,
     }
 
     #[derive(Deserialize)]
@@ -260,6 +271,17 @@ pub struct ServerKind {
     pub description: Text,
 }
 
+/// A Redis client library the C# harness runs every server backend through (the Rust bench has
+/// one, redis-rs). The default client's cells keep the backend's name; the others' add their
+/// suffix (`Redis_Pipeline_FreeRedis`).
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// The NuGet package, whose version the results record.
+    pub id: String,
+    pub suffix: Option<String>,
+    pub description: Text,
+}
+
 #[derive(Clone, Debug)]
 pub struct Backend {
     pub name: String,
@@ -322,6 +344,8 @@ pub struct Suite {
     /// family's while its store is loaded. Estimates, used to refuse sizes this machine cannot
     /// hold before any work.
     pub memory_per_request: std::collections::BTreeMap<String, u64>,
+    /// The families that do not run this suite, each with the reason the README gives.
+    pub left_out: std::collections::BTreeMap<String, Text>,
 }
 
 #[derive(Clone, Debug)]
@@ -336,6 +360,7 @@ pub struct Spec {
     pub fingerprint: Vec<String>,
     pub memory: Option<Memory>,
     pub load: Option<Load>,
+    pub clients: Vec<Client>,
     pub backends: Vec<Backend>,
     pub suites: Vec<Suite>,
 }
@@ -428,6 +453,19 @@ impl Spec {
             }
         }
         (cells, seconds)
+    }
+
+    /// The backend and client a C# cell's backend name stands for: `Redis_Pipeline_FreeRedis` is
+    /// Redis_Pipeline through FreeRedis, `Redis_Pipeline` through the default client.
+    pub fn backend_client<'s>(&'s self, name: &str) -> Option<(&'s Backend, &'s Client)> {
+        self.clients.iter().find_map(|client| {
+            let base = match &client.suffix {
+                Some(suffix) => name.strip_suffix(suffix.as_str())?.strip_suffix('_')?,
+                None => name,
+            };
+            let backend = self.backends.iter().find(|b| b.name == base)?;
+            backend.server.as_ref().map(|_| (backend, client))
+        })
     }
 
     pub fn family(&self, id: &str) -> &Family {
@@ -771,6 +809,29 @@ impl Resolver<'_> {
                     );
                 }
             }
+            let no_left_out = Default::default();
+            let left_out = suite.left_out.as_ref().map_or(&no_left_out, |l| &l.value);
+            for family in left_out.keys() {
+                if !families.iter().any(|f| &f.id == family) {
+                    return Err(self.error(
+                        suite.left_out.as_ref().expect("a family was named"),
+                        format!("left_out: \"{family}\" is not a family"),
+                    ));
+                }
+                if let Some(backend) = suite.backends.iter().find(|b| {
+                    backends
+                        .iter()
+                        .any(|d| d.name == b.value && &d.family == family)
+                }) {
+                    return Err(self.error(
+                        backend,
+                        format!(
+                            "the suite leaves the family {family} out, but lists its backend {}",
+                            backend.value
+                        ),
+                    ));
+                }
+            }
             let memory = &suite.memory_per_request;
             for key in memory.value.keys() {
                 if key != "harness" && !families.iter().any(|f| &f.id == key) {
@@ -817,6 +878,7 @@ impl Resolver<'_> {
                 backends: suite.backends.into_iter().map(|b| b.value).collect(),
                 background_description: suite.background.description,
                 memory_per_request: suite.memory_per_request.value,
+                left_out: suite.left_out.map(|l| l.value).unwrap_or_default(),
                 background,
                 background_expected,
                 operations,
@@ -826,6 +888,7 @@ impl Resolver<'_> {
             Some(load) => Some(self.load(load, &suites, sizes.len())?),
             None => None,
         };
+        let clients = self.clients(wire.clients)?;
         Ok(Spec {
             path: self.path.to_string(),
             sizes,
@@ -836,9 +899,47 @@ impl Resolver<'_> {
             fingerprint: wire.fingerprint,
             memory: wire.memory,
             load,
+            clients,
             backends,
             suites,
         })
+    }
+
+    /// The clients: unique ids and suffixes (a word of letters and digits), exactly one default
+    /// (no suffix) when there are any.
+    fn clients(&self, clients: Vec<wire::Client>) -> Result<Vec<Client>, SpecError> {
+        self.unique("client", clients.iter().map(|c| &c.id))?;
+        self.unique(
+            "client suffix",
+            clients.iter().filter_map(|c| c.suffix.as_ref()),
+        )?;
+        for suffix in clients.iter().filter_map(|c| c.suffix.as_ref()) {
+            if suffix.value.is_empty() || !suffix.value.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(self.error(
+                    suffix,
+                    format!(
+                        "the client suffix \"{}\" must be letters and digits",
+                        suffix.value
+                    ),
+                ));
+            }
+        }
+        let defaults: Vec<_> = clients.iter().filter(|c| c.suffix.is_none()).collect();
+        if !clients.is_empty() && defaults.len() != 1 {
+            let at = defaults.get(1).map_or(&clients[0].id, |c| &c.id);
+            return Err(self.error(
+                at,
+                "exactly one client must be the default (the one without a suffix)",
+            ));
+        }
+        Ok(clients
+            .into_iter()
+            .map(|c| Client {
+                id: c.id.value,
+                suffix: c.suffix.map(|s| s.value),
+                description: c.description,
+            })
+            .collect())
     }
 
     /// The load section, checked against the suites: each operation is one suite's, and does its
