@@ -22,7 +22,7 @@ public class ServerTests
     static void EveryCheckPasses(RedisServer server)
     {
         var spec = Stores.Spec();
-        var links = new RedisStore<LinkRequest, Link, LinksCodec>(server.Claim([], false), server.Calls);
+        var links = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(server.Claim([], false)), server.Calls);
         var linksBackground = Stores.Load(links, new LinksModel(), spec.Suites[0], Sizes, 60, server.Kind.Name);
         foreach (var mode in Modes.All)
         {
@@ -30,7 +30,7 @@ public class ServerTests
             Stores.EveryOperation(links, linksBackground, spec.Suites[0], Sizes, server.Backend(mode));
         }
         // A disposable server's database is emptied when the next suite claims it.
-        var usage = new RedisStore<UsageRequest, Entry, UsageCodec>(server.Claim([], false), server.Calls);
+        var usage = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(server.Claim([], false)), server.Calls);
         var usageBackground = Stores.Load(usage, new UsageModel(), spec.Suites[1], Sizes, 60, server.Kind.Name);
         foreach (var mode in Modes.All)
         {

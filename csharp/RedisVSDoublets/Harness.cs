@@ -37,7 +37,8 @@ public sealed class Prepared<TRequest, TFound>
     {
         var tally = new TallySink<TRequest, TFound>();
         var start = Stopwatch.GetTimestamp();
-        store.Run(Work, ref tally);
+        try { store.Run(Work, ref tally); }
+        catch (Exception e) when (Checks.Failed(e)) { throw new ValidationException($"{cell}: {e.Message}"); }
         var elapsed = Stopwatch.GetTimestamp() - start;
         if (!tally.Tally.Equals(Expected)) throw new ValidationException($"{cell}: expected {Expected}, found {tally.Tally}");
         var ignore = new TallySink<TRequest, TFound>();
@@ -60,7 +61,9 @@ public sealed class Prepared<TRequest, TFound>
         var modelTally = Checks.Tally<TRequest, TFound>(want);
         if (!modelTally.Equals(Expected))
             throw new ValidationException($"{cell}: the spec expects {Expected}, but the model reports {modelTally}: the spec is wrong");
-        var got = Checks.Run<TRequest, TFound, TStore>(store, Work);
+        List<TFound> got;
+        try { got = Checks.Run<TRequest, TFound, TStore>(store, Work); }
+        catch (Exception e) when (Checks.Failed(e)) { throw new ValidationException($"{cell}: {e.Message}"); }
         if (!got.SequenceEqual(want))
             throw new ValidationException($"{cell}: expected {Expected}, found {Checks.Tally<TRequest, TFound>(got)}{Checks.FirstDifference(want, got)}");
         var undone = Checks.Run<TRequest, TFound, TModel>(model, Undo);
@@ -105,6 +108,11 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
 
 public static class Checks
 {
+    /// <summary>What a store's failed request throws (a wrong reply, a client's or the server's error), as opposed to a bug of the harness.</summary>
+    public static bool Failed(Exception e) =>
+        e is ValidationException or InvalidOperationException or RequestException or StackExchange.Redis.RedisException
+            or FreeRedis.RedisServerException or FreeRedis.RedisClientException or CSRedis.RedisException;
+
     /// <summary>A suite's requests for these sizes: its background and its operations, each checked against the suite's stores.</summary>
     public static (TRequest[] Background, List<Prepared<TRequest, TFound>> Prepared) Plan<TRequest, TFound>(Suite suite, ulong[] sizes)
         where TRequest : IRequest<TRequest, TFound>

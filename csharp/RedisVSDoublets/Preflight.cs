@@ -24,6 +24,7 @@ public static class Preflight
             {
                 case "links": Checks.Plan<LinkRequest, Link>(suite, sizes); break;
                 case "typical": Checks.Plan<UsageRequest, Entry>(suite, sizes); break;
+                case "payload": Checks.Plan<PayloadRequest, Stored>(suite, sizes); break;
                 default: throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
         }

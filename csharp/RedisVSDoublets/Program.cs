@@ -46,7 +46,8 @@ public sealed class Bench(Options options)
             {
                 case "links": LinkRequest.Build(verb, args); return null;
                 case "typical": UsageRequest.Build(verb, args); return null;
-                default: return $"no store implements the suite \"{suite}\" (known: links, typical)";
+                case "payload": PayloadRequest.Build(verb, args); return null;
+                default: return $"no store implements the suite \"{suite}\" (known: links, typical, payload)";
             }
         }
         catch (RequestException e) { return e.Message; }
@@ -59,9 +60,9 @@ public sealed class Bench(Options options)
         if (options.List)
         {
             foreach (var suite in spec.Suites)
-                foreach (var backend in suite.Backends)
-                    foreach (var op in suite.Operations.Where(op => options.Keeps($"{op.Id}/{backend}")))
-                        Console.WriteLine($"{op.Id}/{backend}: benchmark");
+                foreach (var (cell, _) in Cells(suite))
+                    foreach (var op in suite.Operations.Where(op => options.Keeps($"{op.Id}/{cell}")))
+                        Console.WriteLine($"{op.Id}/{cell}: benchmark");
             return 0;
         }
 #if DEBUG
@@ -101,6 +102,9 @@ public sealed class Bench(Options options)
                     RunSuite<UsageRequest, Entry, UsageModel, UsageCodec>(suite, new UsageModel(),
                         layout => new DoubletsUsage(layout));
                     break;
+                case "payload":
+                    RunSuite<PayloadRequest, Stored, PayloadModel, PayloadCodec>(suite, new PayloadModel(), doublets: null);
+                    break;
                 default:
                     throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
@@ -118,19 +122,35 @@ public sealed class Bench(Options options)
     (int Cells, double Seconds) Schedule()
     {
         var cells = (from suite in spec.Suites
-                     from backend in suite.Backends
-                     where Selected(suite, backend)
+                     from cell in Cells(suite)
+                     where Runs(cell.Backend)
                      from op in suite.Operations
-                     where options.Keeps($"{op.Id}/{backend}")
-                     select spec.Family(spec.Backend(backend).Family).Sampling).ToList();
+                     where options.Keeps($"{op.Id}/{cell.Name}")
+                     select spec.Family(spec.Backend(cell.Backend).Family).Sampling).ToList();
         return (cells.Count, cells.Sum(s => s.WarmUpSeconds + s.MeasurementSeconds));
     }
 
-    bool Selected(Suite suite, string backend) =>
-        suite.Backends.Contains(backend) && spec.Runs(backend, families.Select(f => f.Id), servers.Select(s => s.Kind.Id))
-        && suite.Operations.Any(op => options.Keeps($"{op.Id}/{backend}"));
+    /// <summary>
+    /// The suite's cells by backend: a Doublets backend once, a server backend once per client
+    /// (named as <see cref="ClientDef.Backend"/> says), with the backend each stands for.
+    /// </summary>
+    IEnumerable<(string Name, string Backend)> Cells(Suite suite) =>
+        from backend in suite.Backends
+        from client in spec.Backend(backend).Server is null ? [null] : spec.File.Clients.Cast<ClientDef?>()
+        where client?.Refuses(suite.Id, ModeOf(backend)) is null
+        select (client?.Backend(backend) ?? backend, backend);
 
-    void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>> doublets)
+    /// <summary>A server backend's mode: the part of its name after the server's (Redis_Pipeline).</summary>
+    static Mode ModeOf(string backend) => Enum.Parse<Mode>(backend[(backend.IndexOf('_') + 1)..]);
+
+    bool Runs(string backend) => spec.Runs(backend, families.Select(f => f.Id), servers.Select(s => s.Kind.Id));
+
+    /// <summary>Whether any operation of <paramref name="suite"/> runs as the cell backend <paramref name="name"/>.</summary>
+    bool Selected(Suite suite, string name, string backend) =>
+        suite.Backends.Contains(backend) && Runs(backend) && suite.Operations.Any(op => options.Keeps($"{op.Id}/{name}"));
+
+    /// <summary>A suite on both doublets stores (unless <paramref name="doublets"/> is null: the suite runs on servers only) and on each server through each client in each mode.</summary>
+    void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>>? doublets)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TModel : IModel<TRequest, TFound>
@@ -143,12 +163,12 @@ public sealed class Bench(Options options)
         var reaches = prepared.Max(p => p.Reaches);
         var done = new List<string>();
 
-        void Cells(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> loaded, string backend)
+        void Measure(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> loaded, string name, string backend)
         {
             var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
             foreach (var p in prepared)
             {
-                var cell = $"{p.Operation.Id}/{backend}";
+                var cell = $"{p.Operation.Id}/{name}";
                 if (!options.Keeps(cell)) continue;
                 Console.Error.WriteLine($"{suite.Name}: {cell}…");
                 if (options.Test)
@@ -192,11 +212,11 @@ public sealed class Bench(Options options)
             IEnumerable<(string, Layout)> stores = [("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split)];
             foreach (var (backend, layout) in reversed ? stores.Reverse() : stores)
             {
-                if (!Selected(suite, backend)) continue;
+                if (doublets is null || !Selected(suite, backend, backend)) continue;
                 var store = doublets(layout);
                 try
                 {
-                    Cells(store, Load(store, backend), backend);
+                    Measure(store, Load(store, backend), backend, backend);
                 }
                 finally { (store as IDisposable)?.Dispose(); }
             }
@@ -204,20 +224,33 @@ public sealed class Bench(Options options)
 
         void Server(RedisServer server)
         {
-            var modes = Modes.All.Where(m => Selected(suite, server.Backend(m))).ToList();
-            if (reversed) modes.Reverse();
-            if (modes.Count == 0) return;
-            // One load serves the three modes: every iteration is undone and the checks prove it.
-            // The suite's keys are removed afterwards, whatever happened.
+            var cells = (from client in spec.File.Clients
+                         from mode in Modes.All
+                         let backend = server.Backend(mode)
+                         let name = client.Backend(backend)
+                         where Selected(suite, name, backend)
+                         select (client, mode, name, backend)).ToList();
+            foreach (var (client, mode, name, _) in cells.Where(c => c.client.Refuses(suite.Id, c.mode) is not null))
+                Console.Error.WriteLine($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, mode)!.En}");
+            cells.RemoveAll(c => c.client.Refuses(suite.Id, c.mode) is not null);
+            if (reversed) cells.Reverse();
+            if (cells.Count == 0) return;
+            // One load serves every client and mode: every iteration is undone and the checks
+            // prove it. The suite's keys are removed afterwards, whatever happened.
             var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
             try
             {
-                var redis = new RedisStore<TRequest, TFound, TCodec>(server.Claim(TCodec.Keys, allowFlush), server.Calls);
-                var loaded = Load(redis, server.Kind.Name);
-                foreach (var mode in modes)
+                var checks = new StackExchangeClient(server.Claim(TCodec.Keys, allowFlush));
+                var loaded = Load(new RedisStore<TRequest, TFound, TCodec>(checks, server.Calls), server.Kind.Name);
+                foreach (var group in cells.GroupBy(c => c.client))
                 {
-                    redis.Mode = mode;
-                    Cells(redis, loaded, server.Backend(mode));
+                    using var client = Clients.Open(group.Key.Id, server);
+                    var redis = new RedisStore<TRequest, TFound, TCodec>(client, server.Calls, checks);
+                    foreach (var (_, mode, name, backend) in group)
+                    {
+                        redis.Mode = mode;
+                        Measure(redis, loaded, name, backend);
+                    }
                 }
             }
             finally { server.Release(); }
@@ -227,7 +260,7 @@ public sealed class Bench(Options options)
         foreach (var server in reversed ? Enumerable.Reverse(servers) : servers) Server(server);
         if (reversed) Doublets();
         foreach (var backend in suite.Backends)
-            if (Selected(suite, backend) && !done.Contains(backend))
+            if (Selected(suite, backend, backend) && !done.Contains(backend))
                 throw new SpecException($"{spec.Path}: suite {suite.Id} lists backend {backend}, which no store implements");
     }
 
@@ -238,7 +271,7 @@ public sealed class Bench(Options options)
             ("language", "csharp"),
             ("toolchain", $".NET SDK {Command("dotnet", "--version") ?? "unknown"}"),
             ("runtime", RuntimeInformation.FrameworkDescription),
-            ("client", $"StackExchange.Redis {PackageVersion(typeof(StackExchange.Redis.ConnectionMultiplexer))}"),
+            ("client", string.Join("; ", ClientNames())),
             ("doublets", "doublets 0.18.0 (Rust core via P/Invoke)"),
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
@@ -257,10 +290,8 @@ public sealed class Bench(Options options)
         Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
     }
 
-    /// <summary>A package's version as published (its assembly version stays at x.0.0).</summary>
-    static string PackageVersion(Type type) =>
-        System.Reflection.CustomAttributeExtensions.GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>(type.Assembly)
-            ?.InformationalVersion.Split('+')[0] ?? "unknown";
+    /// <summary>Each client's package and version, the default first.</summary>
+    IEnumerable<string> ClientNames() => spec.File.Clients.Select(c => Clients.Describe(c.Id));
 
     public static string? Command(string file, params string[] args) => CommandIn(null, file, args);
 

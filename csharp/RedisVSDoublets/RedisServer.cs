@@ -121,6 +121,18 @@ public sealed class RedisServer : IDisposable
         }
     }
 
+    /// <summary>Where other clients connect: the URL's address, database and password.</summary>
+    public Endpoint Endpoint
+    {
+        get
+        {
+            var uri = new Uri(Url);
+            var path = uri.AbsolutePath.Trim('/');
+            var password = uri.UserInfo.Length > 0 ? Uri.UnescapeDataString(uri.UserInfo.Split(':').Last()) : null;
+            return new(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port, path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture), password);
+        }
+    }
+
     /// <summary>"Redis 7.0.15", as the provenance and messages name it.</summary>
     public string Describe() => $"{Kind.Name} {Version}";
 

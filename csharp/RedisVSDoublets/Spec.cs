@@ -108,6 +108,35 @@ public sealed class SuiteDef
     public List<OperationDef> Operations { get; set; } = [];
     /// <summary>Bytes a run holds per background request: the harness always, each family's store while loaded.</summary>
     public Dictionary<string, ulong> MemoryPerRequest { get; set; } = [];
+    /// <summary>The families that do not run this suite, each with the reason the README gives.</summary>
+    public Dictionary<string, Text> LeftOut { get; set; } = [];
+}
+
+public sealed class NotRunDef
+{
+    public string Suite { get; set; } = "";
+    public string Mode { get; set; } = "";
+    public Text Why { get; set; } = new();
+}
+
+/// <summary>
+/// A Redis client library every server backend runs through. The default client's cells keep the
+/// backend's name; the others' add their suffix (Redis_Pipeline_FreeRedis).
+/// </summary>
+public sealed class ClientDef
+{
+    /// <summary>The NuGet package, whose version the results record.</summary>
+    public string Id { get; set; } = "";
+    public string? Suffix { get; set; }
+    public Text Description { get; set; } = new();
+    /// <summary>The suites' modes this client cannot run correctly, and why: shown as not run.</summary>
+    public List<NotRunDef> NotRun { get; set; } = [];
+
+    /// <summary>Why this client does not run <paramref name="suite"/> in <paramref name="mode"/>, or null when it does.</summary>
+    public Text? Refuses(string suite, Mode mode) => NotRun.FirstOrDefault(n => n.Suite == suite && n.Mode == mode.ToString())?.Why;
+
+    /// <summary>The name of a cell of <paramref name="backend"/> run through this client.</summary>
+    public string Backend(string backend) => Suffix is null ? backend : $"{backend}_{Suffix}";
 }
 
 public sealed class SpecFile
@@ -119,6 +148,7 @@ public sealed class SpecFile
     public List<ServerDef> Servers { get; set; } = [];
     /// <summary>The paths, relative to the repository, whose files a result's fingerprint covers.</summary>
     public List<string> Fingerprint { get; set; } = [];
+    public List<ClientDef> Clients { get; set; } = [];
     public List<BackendDef> Backends { get; set; } = [];
     public List<SuiteDef> Suites { get; set; } = [];
     /// <summary>The memory measurement (run by the Rust side): the B it is published at, and its method text.</summary>
@@ -272,7 +302,28 @@ public sealed class Spec
             foreach (var needed in file.Families.Select(f => f.Id).Prepend("harness"))
                 if (!suite.MemoryPerRequest.ContainsKey(needed))
                     throw new SpecException($"{At("memory_per_request")}: memory_per_request: {needed} is missing");
+            foreach (var family in suite.LeftOut.Keys)
+            {
+                if (file.Families.All(f => f.Id != family))
+                    throw new SpecException($"{At("left_out")}: left_out: \"{family}\" is not a family");
+                if (suite.Backends.FirstOrDefault(b => file.Backends.Any(d => d.Name == b && d.Family == family)) is { } listed)
+                    throw new SpecException($"{At(listed)}: the suite leaves the family {family} out, but lists its backend {listed}");
+            }
         }
+        Duplicates("client", file.Clients.Select(c => c.Id), At);
+        Duplicates("client suffix", file.Clients.Where(c => c.Suffix is not null).Select(c => c.Suffix!), At);
+        foreach (var client in file.Clients.Where(c => c.Suffix is not null))
+            if (client.Suffix!.Length == 0 || !client.Suffix.All(char.IsAsciiLetterOrDigit))
+                throw new SpecException($"{At("suffix: " + client.Suffix)}: the client suffix \"{client.Suffix}\" must be letters and digits");
+        foreach (var notRun in file.Clients.SelectMany(c => c.NotRun))
+        {
+            if (file.Suites.All(s => s.Id != notRun.Suite))
+                throw new SpecException($"{At("suite: " + notRun.Suite)}: not_run: unknown suite \"{notRun.Suite}\"");
+            if (!Enum.TryParse<Mode>(notRun.Mode, out _))
+                throw new SpecException($"{At("mode: " + notRun.Mode)}: not_run: the mode \"{notRun.Mode}\" is not NonTransaction, Transaction or Pipeline");
+        }
+        if (file.Clients.Count > 0 && file.Clients.Count(c => c.Suffix is null) != 1)
+            throw new SpecException($"{At("clients:")}: exactly one client must be the default (the one without a suffix)");
         Duplicates("size", file.Sizes.Select(s => s.Symbol), At);
         Duplicates("backend", file.Backends.Select(b => b.Name), At);
         Duplicates("suite", file.Suites.Select(s => s.Id), At);

@@ -79,7 +79,7 @@ using (server)
     try
     {
         var db = server.Claim(LinksCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(db, server.Calls);
+        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(db), server.Calls);
         Suite<LinkRequest, Link, LinksModel, RedisStore<LinkRequest, Link, LinksCodec>>("links", modes, redis, new LinksModel(), k => redis.Mode = Modes.All[k],
             batch => Overhead.BareRedis<LinkRequest, Link, LinksCodec>(db, server.Calls, redis.Mode, batch));
     }
@@ -87,7 +87,7 @@ using (server)
     try
     {
         var db = server.Claim(UsageCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(db, server.Calls);
+        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(db), server.Calls);
         Suite<UsageRequest, Entry, UsageModel, RedisStore<UsageRequest, Entry, UsageCodec>>("typical", modes, redis, new UsageModel(), k => redis.Mode = Modes.All[k],
             batch => Overhead.BareRedis<UsageRequest, Entry, UsageCodec>(db, server.Calls, redis.Mode, batch));
     }

@@ -102,7 +102,7 @@ fn a_client_that_damages_one_byte_fails_the_cell() {
         .unwrap()
         .operations
         .iter()
-        .find(|o| o.id == "bytes_2048")
+        .find(|o| o.id == "payload_2kib")
         .unwrap();
     let prepared = harness::Prepared::<PayloadRequest>::new(operation, &SIZES).unwrap();
     for mode in Mode::ALL {
@@ -120,7 +120,7 @@ fn a_client_that_damages_one_byte_fails_the_cell() {
             &prepared,
             &mut store,
             &mut background,
-            "bytes_2048/damaged",
+            "payload_2kib/damaged",
             |_| measured = true,
         )
         .expect_err("a damaged value must fail the cell");

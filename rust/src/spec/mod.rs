@@ -167,6 +167,16 @@ mod wire {
         pub id: Spanned<String>,
         pub suffix: Option<Spanned<String>>,
         pub description: Text,
+        #[serde(default)]
+        pub not_run: Vec<NotRun>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct NotRun {
+        pub suite: Spanned<String>,
+        pub mode: Spanned<String>,
+        pub why: Text,
     }
 
     #[derive(Deserialize)]
@@ -280,6 +290,17 @@ pub struct Client {
     pub id: String,
     pub suffix: Option<String>,
     pub description: Text,
+    /// The suites' modes this client cannot run correctly, and why.
+    pub not_run: Vec<NotRun>,
+}
+
+/// A suite's mode a client cannot run correctly: its cells are shown as not run, with the reason.
+#[derive(Clone, Debug)]
+pub struct NotRun {
+    pub suite: String,
+    /// NonTransaction, Transaction or Pipeline.
+    pub mode: String,
+    pub why: Text,
 }
 
 #[derive(Clone, Debug)]
@@ -888,7 +909,7 @@ impl Resolver<'_> {
             Some(load) => Some(self.load(load, &suites, sizes.len())?),
             None => None,
         };
-        let clients = self.clients(wire.clients)?;
+        let clients = self.clients(wire.clients, &suites)?;
         Ok(Spec {
             path: self.path.to_string(),
             sizes,
@@ -907,7 +928,15 @@ impl Resolver<'_> {
 
     /// The clients: unique ids and suffixes (a word of letters and digits), exactly one default
     /// (no suffix) when there are any.
-    fn clients(&self, clients: Vec<wire::Client>) -> Result<Vec<Client>, SpecError> {
+    fn clients(&self, clients: Vec<wire::Client>, suites: &[Suite]) -> Result<Vec<Client>, SpecError> {
+        for not_run in clients.iter().flat_map(|c| &c.not_run) {
+            if !suites.iter().any(|s| s.id == not_run.suite.value) {
+                return Err(self.error(&not_run.suite, format!("not_run: unknown suite \"{}\"", not_run.suite.value)));
+            }
+            if !["NonTransaction", "Transaction", "Pipeline"].contains(&not_run.mode.value.as_str()) {
+                return Err(self.error(&not_run.mode, format!("not_run: the mode \"{}\" is not NonTransaction, Transaction or Pipeline", not_run.mode.value)));
+            }
+        }
         self.unique("client", clients.iter().map(|c| &c.id))?;
         self.unique(
             "client suffix",
@@ -938,6 +967,15 @@ impl Resolver<'_> {
                 id: c.id.value,
                 suffix: c.suffix.map(|s| s.value),
                 description: c.description,
+                not_run: c
+                    .not_run
+                    .into_iter()
+                    .map(|n| NotRun {
+                        suite: n.suite.value,
+                        mode: n.mode.value,
+                        why: n.why,
+                    })
+                    .collect(),
             })
             .collect())
     }
