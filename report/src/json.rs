@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::tables::{self, Absence, Table, Verdict};
 
 /// The version of this format.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -117,7 +117,8 @@ pub enum Value {
 pub struct RowJson {
     /// The operation's id in the spec.
     pub operation: String,
-    /// The cells, keyed by backend name.
+    /// The cells, keyed by backend name; C# cells through a client other than the default one
+    /// carry its suffix (`Redis_Pipeline_FreeRedis`).
     pub cells: BTreeMap<String, CellJson>,
     /// The backend of the row's fastest server cell (Redis or Garnet), which every Doublets
     /// cell's comparison is against.
@@ -145,6 +146,8 @@ pub enum CellJson {
     NotRun,
     /// A run included the family but has no line for the cell.
     Missing,
+    /// The client cannot run this mode of the suite (spec/benchmarks.yaml's `not_run` says why).
+    ClientCannot,
 }
 
 /// A measured cell; every time is nanoseconds per iteration, to 0.1 ns.
@@ -276,13 +279,19 @@ fn table(t: &Table) -> TableJson {
         rows: t
             .rows
             .iter()
-            .map(|row| RowJson {
+            .enumerate()
+            .map(|(k, row)| RowJson {
                 operation: row.operation.clone(),
                 cells: t
                     .backends
                     .iter()
                     .zip(&row.cells)
                     .map(|(backend, cell)| (backend.clone(), self::cell(cell)))
+                    .chain(
+                        t.clients
+                            .iter()
+                            .map(|column| (column.name.clone(), self::cell(&column.cells[k]))),
+                    )
                     .collect(),
                 fastest: row.fastest.clone(),
                 servers: row
@@ -303,6 +312,7 @@ fn cell(cell: &Result<tables::Cell, Absence>) -> CellJson {
     match cell {
         Err(Absence::NotRun) => CellJson::NotRun,
         Err(Absence::Missing) => CellJson::Missing,
+        Err(Absence::ClientCannot) => CellJson::ClientCannot,
         Ok(c) => CellJson::Measured(Measured {
             median_ns: tenth(c.median_ns),
             sd_ns: tenth(c.sd_ns),

@@ -167,6 +167,22 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 ));
             }
         }
+        for clients in tables::clients(&spec, &tables) {
+            let suite = spec
+                .suite(&clients.suite)
+                .expect("tables are built from the spec");
+            let table = clients.as_table();
+            outputs.push((
+                args.charts.join(view::clients_chart_name(&clients, lang)),
+                charts::table(
+                    &table,
+                    &names(&table),
+                    charts::Kind::Time,
+                    &view::clients_chart_title(&clients, &text(&suite.name), lang),
+                    lang,
+                )?,
+            ));
+        }
         for ((language, operations, operation), series) in size_series(&tables) {
             let file = view::size_chart_name(&language, operations, &operation, lang);
             let name = spec

@@ -85,6 +85,22 @@ pub enum Absence {
     NotRun,
     /// An input ran the family, but has no line for the cell.
     Missing,
+    /// The client cannot run the cell's mode of this suite (the spec's `not_run` says why).
+    ClientCannot,
+}
+
+/// The cells of a C# server backend run through a client other than the default one: the main
+/// table shows the default client's, the clients table these.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClientColumn {
+    /// The client's id in the spec.
+    pub client: String,
+    /// The backend it stands for (Redis_Pipeline).
+    pub backend: String,
+    /// Its cells' name in result files (Redis_Pipeline_FreeRedis).
+    pub name: String,
+    /// One per row of the table.
+    pub cells: Vec<Result<Cell, Absence>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -114,6 +130,8 @@ pub struct Table {
     pub operations: u64,
     pub backends: Vec<String>,
     pub rows: Vec<Row>,
+    /// The server backends through the other clients (C# only).
+    pub clients: Vec<ClientColumn>,
     /// Provenance merged over the table's inputs; a key whose inputs disagree lists each value.
     pub provenance: BTreeMap<String, String>,
     pub sources: Vec<String>,
@@ -175,6 +193,20 @@ impl Table {
                 .filter_map(move |(cell, backend)| match cell {
                     Err(absence) => Some((row.operation.as_str(), backend.as_str(), *absence)),
                     Ok(_) => None,
+                })
+        })
+    }
+
+    /// The client columns' cells missing from the inputs, as `operation/backend (client)`.
+    fn clients_missing(&self) -> impl Iterator<Item = String> + '_ {
+        self.clients.iter().flat_map(move |column| {
+            column
+                .cells
+                .iter()
+                .zip(&self.rows)
+                .filter(|(cell, _)| matches!(cell, Err(Absence::Missing)))
+                .map(move |(_, row)| {
+                    format!("{}/{} ({})", row.operation, column.backend, column.client)
                 })
         })
     }
@@ -248,7 +280,11 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 else {
                     bail!("{}: the spec has no operation \"{}\"", m.at, m.operation);
                 };
-                if !suite.backends.contains(&m.backend) {
+                // A C# cell through another client names its backend with the client's suffix.
+                let base = spec
+                    .backend_client(&m.backend)
+                    .map_or(m.backend.as_str(), |(backend, _)| backend.name.as_str());
+                if !suite.backends.iter().any(|b| b == base) {
                     bail!(
                         "{}: the suite \"{}\" has no backend \"{}\" (its backends: {})",
                         m.at,
@@ -294,25 +330,67 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 })
                 .cloned()
                 .collect();
+            let cell = |op: &str, backend: &str, name: &str| match cells.get(&(op, name)) {
+                Some(given) if given.len() < rounds.len() => Err(Absence::Missing),
+                Some(given) => Ok(Cell::from_rounds(
+                    given
+                        .iter()
+                        .map(|(r, m)| (*r, m.median_ns, m.sd_ns))
+                        .collect(),
+                )),
+                None if ran.contains(&spec.backend(backend).family.as_str()) => {
+                    Err(Absence::Missing)
+                }
+                None => Err(Absence::NotRun),
+            };
+            // The other clients a C# run used (its provenance names each, the default first).
+            let used = group
+                .iter()
+                .filter_map(|f| f.get("client"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let clients: Vec<ClientColumn> = spec
+                .clients
+                .iter()
+                .filter(|c| c.suffix.is_some() && LANGUAGES[language] == "csharp")
+                .filter(|c| {
+                    used.split("; ")
+                        .any(|u| u.starts_with(&format!("{} ", c.id)))
+                })
+                .flat_map(|client| {
+                    backends
+                        .iter()
+                        .filter(|b| spec.backend(b).server.is_some())
+                        .map(|backend| {
+                            let name = format!(
+                                "{backend}_{}",
+                                client.suffix.as_deref().unwrap_or_default()
+                            );
+                            let cannot = client.not_run.iter().any(|n| {
+                                n.suite == suite.id && backend.ends_with(&format!("_{}", n.mode))
+                            });
+                            ClientColumn {
+                                client: client.id.clone(),
+                                backend: backend.clone(),
+                                name: name.clone(),
+                                cells: suite
+                                    .operations
+                                    .iter()
+                                    .map(|op| match cell(&op.id, backend, &name) {
+                                        Err(_) if cannot => Err(Absence::ClientCannot),
+                                        other => other,
+                                    })
+                                    .collect(),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
             let mut rows = Vec::new();
             for op in &suite.operations {
                 let mut row: Vec<Result<Cell, Absence>> = backends
                     .iter()
-                    .map(
-                        |backend| match cells.get(&(op.id.as_str(), backend.as_str())) {
-                            Some(given) if given.len() < rounds.len() => Err(Absence::Missing),
-                            Some(given) => Ok(Cell::from_rounds(
-                                given
-                                    .iter()
-                                    .map(|(r, m)| (*r, m.median_ns, m.sd_ns))
-                                    .collect(),
-                            )),
-                            None if ran.contains(&spec.backend(backend).family.as_str()) => {
-                                Err(Absence::Missing)
-                            }
-                            None => Err(Absence::NotRun),
-                        },
-                    )
+                    .map(|backend| cell(&op.id, backend, backend))
                     .collect();
                 let (fastest, servers) = mark(spec, &backends, &mut row);
                 rows.push(Row {
@@ -329,17 +407,19 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 operations: n,
                 backends: backends.clone(),
                 rows,
+                clients,
                 provenance: merge_provenance(&group, &[b_key, n_key, &"round".to_string()]),
                 sources: group.iter().map(|f| f.path.clone()).collect(),
                 rounds: rounds.len(),
             };
-            let absent: Vec<String> = table
+            let mut absent: Vec<String> = table
                 .absences()
                 .map(|(op, backend, _)| format!("{op}/{backend}"))
                 .collect();
             if absent.len() == suite.operations.len() * backends.len() {
                 continue; // No input measured this suite at this size.
             }
+            absent.extend(table.clients_missing());
             if !absent.is_empty() && !allow_missing {
                 bail!(
                     "{}: the table {} lacks {} (pass --allow-missing to publish it with gaps)",
@@ -398,6 +478,161 @@ fn mark(
         }
     }
     (Some(backends[fastest].clone()), servers)
+}
+
+/// One server's cells of a suite at one size through every client of both languages: Rust's
+/// (redis-rs) from the Rust table, C#'s default client from the C# table's columns, the other C#
+/// clients from its client columns.
+#[derive(Clone, Debug)]
+pub struct ClientsTable {
+    pub suite: String,
+    pub background: u64,
+    pub operations: u64,
+    /// The server's id and its name with version, as the runs give it.
+    pub server: String,
+    pub server_name: String,
+    /// The modes the server backends ran in (NonTransaction, Transaction, Pipeline).
+    pub modes: Vec<String>,
+    /// Each client's package and version with its language: "redis-rs 1.8.1 (Rust)".
+    pub clients: Vec<String>,
+    /// Per operation: per client, per mode.
+    pub rows: Vec<(String, Vec<Vec<Result<Cell, Absence>>>)>,
+    /// How many rounds the C# cells were measured in.
+    pub rounds: usize,
+}
+
+impl ClientsTable {
+    /// As a table whose columns are client × mode, for a chart.
+    pub fn as_table(&self) -> Table {
+        let columns: Vec<String> = self
+            .clients
+            .iter()
+            .flat_map(|c| {
+                let client = c.split(" (").next().unwrap_or(c).to_string();
+                self.modes.iter().map(move |m| format!("{client} {m}"))
+            })
+            .collect();
+        Table {
+            language: "clients".into(),
+            suite: self.suite.clone(),
+            background: self.background,
+            operations: self.operations,
+            backends: columns,
+            rows: self
+                .rows
+                .iter()
+                .map(|(operation, cells)| Row {
+                    operation: operation.clone(),
+                    cells: cells.iter().flatten().cloned().collect(),
+                    fastest: None,
+                    servers: Vec::new(),
+                })
+                .collect(),
+            clients: Vec::new(),
+            provenance: BTreeMap::new(),
+            sources: Vec::new(),
+            rounds: self.rounds,
+        }
+    }
+}
+
+/// The clients tables: for each C# table that ran other clients, one per server it ran on.
+pub fn clients(spec: &Spec, tables: &[Table]) -> Vec<ClientsTable> {
+    let mut out = Vec::new();
+    for t in tables
+        .iter()
+        .filter(|t| t.language == "csharp" && !t.clients.is_empty())
+    {
+        let rust = tables.iter().find(|r| {
+            r.language == "rust"
+                && (r.suite.as_str(), r.background, r.operations)
+                    == (t.suite.as_str(), t.background, t.operations)
+        });
+        let csharp_clients: Vec<&str> = t
+            .provenance
+            .get("client")
+            .map_or(Vec::new(), |c| c.split("; ").collect());
+        for server in &spec.servers {
+            let backends: Vec<&String> = t
+                .backends
+                .iter()
+                .filter(|b| spec.backend(b).server.as_deref() == Some(server.id.as_str()))
+                .collect();
+            if backends.is_empty() {
+                continue;
+            }
+            let modes: Vec<String> = backends
+                .iter()
+                .map(|b| b[server.name.len() + 1..].to_string())
+                .collect();
+            let mut clients = Vec::new();
+            if let Some(rust) = rust {
+                let client = rust.provenance.get("client").cloned().unwrap_or_default();
+                clients.push((format!("{client} (Rust)"), rust, None));
+            }
+            for client in &spec.clients {
+                let Some(named) = csharp_clients
+                    .iter()
+                    .find(|u| u.starts_with(&format!("{} ", client.id)))
+                else {
+                    continue;
+                };
+                let other = client.suffix.as_ref().map(|_| client.id.as_str());
+                if other.is_some_and(|id| !t.clients.iter().any(|c| c.client == id)) {
+                    continue;
+                }
+                clients.push((format!("{named} (C#)"), t, other));
+            }
+            let cell = |table: &Table, other: Option<&str>, row: usize, backend: &str| match other {
+                None => table
+                    .backends
+                    .iter()
+                    .position(|b| b == backend)
+                    .map_or(Err(Absence::NotRun), |k| table.rows[row].cells[k].clone()),
+                Some(id) => table
+                    .clients
+                    .iter()
+                    .find(|c| c.client == id && c.backend == backend)
+                    .map_or(Err(Absence::NotRun), |c| c.cells[row].clone()),
+            };
+            let rows = t
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(k, row)| {
+                    let cells = clients
+                        .iter()
+                        .map(|(_, table, other)| {
+                            // The Rust table's rows are the same operations in the same order.
+                            backends.iter().map(|b| cell(table, *other, k, b)).collect()
+                        })
+                        .collect();
+                    (row.operation.clone(), cells)
+                })
+                .collect();
+            let server_name = t
+                .provenance
+                .get("redis")
+                .and_then(|r| {
+                    r.split("; ")
+                        .find(|s| s.starts_with(&format!("{} ", server.name)))
+                        .map(|s| s.split(" (").next().unwrap_or(s).to_string())
+                })
+                .unwrap_or_else(|| server.name.clone());
+            out.push(ClientsTable {
+                suite: t.suite.clone(),
+                background: t.background,
+                operations: t.operations,
+                server: server.id.clone(),
+                server_name,
+                modes,
+                clients: clients.into_iter().map(|(name, ..)| name).collect(),
+                rows,
+                rounds: t.rounds,
+            });
+        }
+    }
+    out
 }
 
 fn merge_provenance(group: &[&ResultFile], skip: &[&String]) -> BTreeMap<String, String> {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::{
     charts::{Kind, LoadMetric},
     format::{bytes, duration, per_second, significant, whole, Lang},
-    tables::{Absence, Table, Verdict, SAME_WITHIN},
+    tables::{Absence, ClientsTable, Table, Verdict, SAME_WITHIN},
 };
 
 #[derive(Serialize)]
@@ -28,6 +28,8 @@ pub struct View {
     pub server_env: String,
     /// The servers the redis family can run on, from the spec.
     pub servers: Vec<ServerView>,
+    /// The Redis clients C# runs every server backend through, from the spec.
+    pub clients: Vec<ClientView>,
     pub suites: Vec<SuiteView>,
     /// The memory measurement's method text, from the spec.
     pub memory_method: Option<String>,
@@ -96,6 +98,16 @@ pub struct ServerView {
 }
 
 #[derive(Serialize)]
+pub struct ClientView {
+    id: String,
+    /// The suffix its cells' names carry; none for the default client.
+    suffix: Option<String>,
+    description: String,
+    /// (suite name, mode, why) for each suite's mode it does not run.
+    not_run: Vec<(String, String, String)>,
+}
+
+#[derive(Serialize)]
 pub struct BackendView {
     name: String,
     description: String,
@@ -113,6 +125,33 @@ pub struct SuiteView {
     size_charts: Vec<SizeChartsView>,
     memory: Option<MemoryView>,
     load: Vec<LoadView>,
+    /// Why a family does not run this suite (the spec's `left_out`).
+    left_out: Vec<String>,
+    /// Every client of both languages on each server, per size.
+    clients: Vec<ClientsView>,
+}
+
+/// One server's cells of a suite through every client: a row per operation and client, a column
+/// per mode.
+#[derive(Serialize)]
+pub struct ClientsView {
+    background_text: String,
+    operations_text: String,
+    server: String,
+    modes: Vec<String>,
+    rows: Vec<ClientsRowView>,
+    /// (client, mode, why) for the cells a client cannot run.
+    cannot: Vec<(String, String, String)>,
+    chart: String,
+    rounds: usize,
+}
+
+#[derive(Serialize)]
+pub struct ClientsRowView {
+    /// The operation's name on its first client's row, empty below it.
+    operation: String,
+    client: String,
+    cells: Vec<CellView>,
 }
 
 /// One load run's tables for a suite.
@@ -201,6 +240,8 @@ pub struct OperationView {
 #[derive(Serialize)]
 pub struct TableView {
     language: String,
+    /// The client of its server columns (C#: the default one, as the run names it).
+    client: String,
     background: u64,
     background_text: String,
     operations: u64,
@@ -567,6 +608,125 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
     }
 }
 
+pub fn clients_chart_name(t: &ClientsTable, lang: Lang) -> String {
+    svg(
+        format!(
+            "clients-{}-b{}-n{}-{}",
+            t.suite, t.background, t.operations, t.server
+        ),
+        lang,
+    )
+}
+
+pub fn clients_chart_title(t: &ClientsTable, suite: &str, lang: Lang) -> String {
+    let sizes = format!(
+        "B = {}, N = {}",
+        whole(t.background, lang),
+        whole(t.operations, lang)
+    );
+    match lang {
+        Lang::En => format!(
+            "{suite} on {}: every client, time per iteration ({sizes})",
+            t.server_name
+        ),
+        Lang::Ru => format!(
+            "{suite} на {}: все клиенты, время итерации ({sizes})",
+            t.server_name
+        ),
+    }
+}
+
+/// A clients table's view: each operation's fastest cell in bold.
+fn clients_view(
+    spec: &Spec,
+    t: &ClientsTable,
+    op_name: &dyn Fn(&str) -> String,
+    charts_link: &str,
+    lang: Lang,
+) -> ClientsView {
+    let text = |t: &redis_vs_doublets::spec::Text| {
+        if lang == Lang::En {
+            t.en.clone()
+        } else {
+            t.ru.clone()
+        }
+    };
+    let mut rows = Vec::new();
+    let mut cannot = Vec::new();
+    for (operation, by_client) in &t.rows {
+        let fastest = by_client
+            .iter()
+            .flatten()
+            .filter_map(|c| c.as_ref().ok())
+            .map(|c| c.median_ns)
+            .min_by(f64::total_cmp);
+        for (k, (client, cells)) in t.clients.iter().zip(by_client).enumerate() {
+            rows.push(ClientsRowView {
+                operation: if k == 0 {
+                    op_name(operation)
+                } else {
+                    String::new()
+                },
+                client: client.clone(),
+                cells: cells
+                    .iter()
+                    .zip(&t.modes)
+                    .map(|(cell, mode)| match cell {
+                        Ok(c) => CellView {
+                            time: Some(duration(c.median_ns, lang)),
+                            spread: spread(c.low_ns, c.high_ns, c.median_ns),
+                            disagree: c.disagree,
+                            bold: Some(c.median_ns) == fastest,
+                            ..empty_cell()
+                        },
+                        Err(absence) => {
+                            if *absence == Absence::ClientCannot {
+                                let id = client.split(' ').next().unwrap_or_default();
+                                if let Some(n) = spec
+                                    .clients
+                                    .iter()
+                                    .filter(|c| c.id == id)
+                                    .flat_map(|c| &c.not_run)
+                                    .find(|n| n.suite == t.suite && &n.mode == mode)
+                                {
+                                    let entry = (id.to_string(), mode.clone(), text(&n.why));
+                                    if !cannot.contains(&entry) {
+                                        cannot.push(entry);
+                                    }
+                                }
+                            }
+                            empty_cell()
+                        }
+                    })
+                    .collect(),
+            });
+        }
+    }
+    ClientsView {
+        background_text: whole(t.background, lang),
+        operations_text: whole(t.operations, lang),
+        server: t.server_name.clone(),
+        modes: t.modes.clone(),
+        rows,
+        cannot,
+        chart: format!("{charts_link}/{}", clients_chart_name(t, lang)),
+        rounds: t.rounds,
+    }
+}
+
+fn empty_cell() -> CellView {
+    CellView {
+        time: None,
+        spread: String::new(),
+        disagree: false,
+        bold: false,
+        verdict: None,
+        ratio: String::new(),
+        ratio_value: serde_json::Value::Null,
+        than: String::new(),
+    }
+}
+
 pub fn memory_chart_name(suite: &str, lang: Lang) -> String {
     svg(format!("memory-{suite}"), lang)
 }
@@ -733,6 +893,25 @@ pub fn build(
                 description: text(&s.description),
             })
             .collect(),
+        clients: spec
+            .clients
+            .iter()
+            .map(|c| ClientView {
+                id: c.id.clone(),
+                suffix: c.suffix.clone(),
+                description: text(&c.description),
+                not_run: c
+                    .not_run
+                    .iter()
+                    .map(|n| {
+                        let suite = spec
+                            .suite(&n.suite)
+                            .map_or(n.suite.clone(), |s| text(&s.name));
+                        (suite, n.mode.clone(), text(&n.why))
+                    })
+                    .collect(),
+            })
+            .collect(),
         families: spec
             .families
             .iter()
@@ -787,6 +966,12 @@ pub fn build(
                     lang,
                 ),
                 load: load_views(spec, load, &suite.id, charts_link, lang),
+                left_out: suite.left_out.values().map(&text).collect(),
+                clients: crate::tables::clients(spec, tables)
+                    .iter()
+                    .filter(|t| t.suite == suite.id)
+                    .map(|t| clients_view(spec, t, &op_name, charts_link, lang))
+                    .collect(),
                 tables: tables
                     .iter()
                     .filter(|t| t.suite == suite.id)
@@ -852,16 +1037,7 @@ fn table(
         .collect();
     versus.sort_by_key(|(server, _)| servers.iter().position(|s| s == server));
     versus.dedup();
-    let absent = || CellView {
-        time: None,
-        spread: String::new(),
-        disagree: false,
-        bold: false,
-        verdict: None,
-        ratio: String::new(),
-        ratio_value: serde_json::Value::Null,
-        than: String::new(),
-    };
+    let absent = empty_cell;
     let verdict = |c: crate::tables::Comparison, than: String| CellView {
         verdict: Some(c.verdict),
         ratio: significant(c.ratio, lang),
@@ -871,6 +1047,12 @@ fn table(
     };
     TableView {
         language: language_name(&t.language).to_string(),
+        client: t
+            .provenance
+            .get("client")
+            .and_then(|c| c.split("; ").next())
+            .unwrap_or_default()
+            .to_string(),
         background: t.background,
         background_text: whole(t.background, lang),
         operations: t.operations,

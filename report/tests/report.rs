@@ -399,7 +399,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 4);
+    assert_eq!(value["version"], 5);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -662,5 +662,138 @@ fn load_runs_become_tables_and_charts_against_clients() {
     assert!(
         e.contains("the load run at B = 1000") && e.contains("stale"),
         "{e}"
+    );
+}
+
+/// The Rust fixture with the payload suite's server cells, and its C# twin run through every
+/// client: the other clients' cells at `scale` times the default's, FreeRedis's payload
+/// transactions left out as the spec says.
+fn with_clients(scale: f64) -> (String, String) {
+    let payload: String = [
+        "payload_1b",
+        "payload_2kib",
+        "payload_20kib",
+        "payload_mixed",
+    ]
+    .iter()
+    .flat_map(|op| {
+        ["NonTransaction", "Transaction", "Pipeline"]
+            .iter()
+            .enumerate()
+            .map(move |(k, mode)| {
+                format!(
+                    "test {op}/Redis_{mode} ... bench: {} ns/iter (+/- 9)\n",
+                    100_000 * (3 - k)
+                )
+            })
+    })
+    .collect();
+    let rust = fixture("rust-b1000.txt") + &payload;
+    let mut csharp = String::new();
+    for line in rust.lines() {
+        let line = line
+            .replace("# language: rust", "# language: csharp")
+            .replace(
+                "# client: redis-rs 1.8.1",
+                "# client: StackExchange.Redis 3.4.35; FreeRedis 1.5.5; CSRedisCore 3.8.807",
+            );
+        csharp.push_str(&line);
+        csharp.push('\n');
+        let Some(rest) = line.strip_prefix("test ").filter(|l| l.contains("/Redis_")) else {
+            continue;
+        };
+        let (name, figures) = rest.split_once(" ... bench:").unwrap();
+        let median: f64 = figures
+            .split(" ns/iter")
+            .next()
+            .unwrap()
+            .trim()
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        for client in ["FreeRedis", "CSRedisCore"] {
+            if client == "FreeRedis"
+                && name.starts_with("payload_")
+                && name.ends_with("_Transaction")
+            {
+                continue;
+            }
+            csharp.push_str(&format!(
+                "test {name}_{client} ... bench: {} ns/iter (+/- 1)\n",
+                (median * scale).round()
+            ));
+        }
+    }
+    (rust, csharp)
+}
+
+#[test]
+fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why() {
+    let (rust, csharp) = with_clients(2.0);
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", rust),
+        ("csharp-b1000.txt", csharp.clone()),
+    ]);
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    for expected in [
+        "#### Clients: Links storage on Redis 7.0.15, B = 1,000, N = 100",
+        "| Operation | Client | NonTransaction | Transaction | Pipeline |",
+        "| Create | redis-rs 1.8.1 (Rust) |",
+        "|  | StackExchange.Redis 3.4.35 (C#) |",
+        "|  | FreeRedis 1.5.5 (C#) |",
+        "|  | CSRedisCore 3.8.807 (C#) |",
+        "#### Clients: Payloads on Redis 7.0.15, B = 1,000, N = 100",
+        "— FreeRedis, Transaction: not run: FreeRedis 1.5.5 hands back",
+        "Its server columns are StackExchange.Redis 3.4.35's; every client is in the clients tables below.",
+        "Doublets does not run this suite: it stores numbers and links between them",
+    ] {
+        assert!(readme.contains(expected), "{expected:?} is missing: {readme}");
+    }
+    // The main C# tables keep the default client's columns only.
+    assert!(!readme.contains("| Redis_Pipeline_FreeRedis |"), "{readme}");
+    let ru = work.read("README.ru.md");
+    assert!(
+        ru.contains("#### Клиенты: Хранение связей на Redis 7.0.15")
+            && ru.contains("не запускается: FreeRedis 1.5.5"),
+        "{ru}"
+    );
+    assert!(
+        work.path("docs/charts/clients-links-b1000-n100-redis.en.svg")
+            .exists()
+            || work
+                .path("docs/charts/clients-links-b1000-n100-redis.svg")
+                .exists()
+    );
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let table = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["language"] == "csharp" && t["suite"] == "payload")
+        .unwrap();
+    assert_eq!(
+        table["rows"][0]["cells"]["Redis_Transaction_FreeRedis"]["status"],
+        "client_cannot"
+    );
+    assert_eq!(
+        table["rows"][0]["cells"]["Redis_Pipeline_CSRedisCore"]["status"],
+        "measured"
+    );
+
+    // A client's cell missing from the results is refused like any other.
+    let without = csharp.replace("test create/Redis_Pipeline_CSRedisCore", "test ignored/x");
+    let gaps = Workspace::new(&[(
+        "csharp-b1000.txt",
+        without
+            .lines()
+            .filter(|l| !l.starts_with("test ignored/"))
+            .map(|l| format!("{l}\n"))
+            .collect(),
+    )]);
+    let error = format!("{:#}", run(&gaps.args()).unwrap_err());
+    assert!(
+        error.contains("create/Redis_Pipeline (CSRedisCore)"),
+        "{error}"
     );
 }

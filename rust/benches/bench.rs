@@ -81,7 +81,7 @@ fn run() -> anyhow::Result<()> {
         Vec::new()
     };
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
-    let (cells, estimate) = spec.schedule(&families, &server_ids);
+    let (cells, estimate) = spec.schedule(&families, &server_ids, false);
     eprintln!(
         "fingerprint {fingerprint}; round {round}: {cells} cells to measure: {} of warm-up and sampling, loads and checks on top",
         minutes(estimate)

@@ -208,13 +208,21 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     assert!(!spec.runs("Garnet_Pipeline", &families, &["redis"]));
     assert!(spec.runs("Garnet_Pipeline", &families, &["redis", "garnet"]));
     assert!(spec.runs("Doublets_Split_Volatile", &families, &[]));
-    let (one, _) = spec.schedule(&families, &["redis"]);
-    let (two, _) = spec.schedule(&families, &["redis", "garnet"]);
+    let (one, _) = spec.schedule(&families, &["redis"], false);
+    let (two, _) = spec.schedule(&families, &["redis", "garnet"], false);
     let operations: usize = spec.suites.iter().map(|s| s.operations.len()).sum();
     assert_eq!(
         two - one,
         3 * operations,
-        "three modes for each operation of both suites"
+        "three modes for each operation of every suite"
+    );
+    // C# runs each server cell through every client, but not the modes a client cannot run.
+    let (through_clients, _) = spec.schedule(&families, &["redis"], true);
+    let payload = spec.suite("payload").unwrap().operations.len();
+    assert_eq!(
+        through_clients - one,
+        2 * 3 * operations - payload,
+        "two more clients in three modes, less FreeRedis's payload transactions"
     );
 
     let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();

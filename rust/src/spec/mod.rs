@@ -459,16 +459,31 @@ impl Spec {
     }
 
     /// How many cells such a run measures, and the seconds the spec's warm-up and sampling take
-    /// for them (loading and checking come on top).
-    pub fn schedule(&self, families: &[String], servers: &[&str]) -> (usize, f64) {
+    /// for them (loading and checking come on top). `clients`: the run measures each server
+    /// backend through every client that runs its mode (the C# harness), not through one.
+    pub fn schedule(&self, families: &[String], servers: &[&str], clients: bool) -> (usize, f64) {
         let mut cells = 0;
         let mut seconds = 0.0;
         for suite in &self.suites {
             for backend in &suite.backends {
                 if self.runs(backend, families, servers) {
-                    let sampling = &self.family(&self.backend(backend).family).sampling;
-                    cells += suite.operations.len();
-                    seconds += suite.operations.len() as f64
+                    let def = self.backend(backend);
+                    let sampling = &self.family(&def.family).sampling;
+                    let times = match &def.server {
+                        Some(_) if clients && !self.clients.is_empty() => self
+                            .clients
+                            .iter()
+                            .filter(|c| {
+                                !c.not_run.iter().any(|n| {
+                                    n.suite == suite.id
+                                        && backend.ends_with(&format!("_{}", n.mode))
+                                })
+                            })
+                            .count(),
+                        _ => 1,
+                    };
+                    cells += suite.operations.len() * times;
+                    seconds += (suite.operations.len() * times) as f64
                         * (sampling.warm_up_seconds + sampling.measurement_seconds);
                 }
             }
@@ -928,13 +943,27 @@ impl Resolver<'_> {
 
     /// The clients: unique ids and suffixes (a word of letters and digits), exactly one default
     /// (no suffix) when there are any.
-    fn clients(&self, clients: Vec<wire::Client>, suites: &[Suite]) -> Result<Vec<Client>, SpecError> {
+    fn clients(
+        &self,
+        clients: Vec<wire::Client>,
+        suites: &[Suite],
+    ) -> Result<Vec<Client>, SpecError> {
         for not_run in clients.iter().flat_map(|c| &c.not_run) {
             if !suites.iter().any(|s| s.id == not_run.suite.value) {
-                return Err(self.error(&not_run.suite, format!("not_run: unknown suite \"{}\"", not_run.suite.value)));
+                return Err(self.error(
+                    &not_run.suite,
+                    format!("not_run: unknown suite \"{}\"", not_run.suite.value),
+                ));
             }
-            if !["NonTransaction", "Transaction", "Pipeline"].contains(&not_run.mode.value.as_str()) {
-                return Err(self.error(&not_run.mode, format!("not_run: the mode \"{}\" is not NonTransaction, Transaction or Pipeline", not_run.mode.value)));
+            if !["NonTransaction", "Transaction", "Pipeline"].contains(&not_run.mode.value.as_str())
+            {
+                return Err(self.error(
+                    &not_run.mode,
+                    format!(
+                        "not_run: the mode \"{}\" is not NonTransaction, Transaction or Pipeline",
+                        not_run.mode.value
+                    ),
+                ));
             }
         }
         self.unique("client", clients.iter().map(|c| &c.id))?;
