@@ -176,7 +176,7 @@ static unsafe class Overhead
         {
             foreach (var r in batch)
             {
-                var (command, args) = codec.Command(r, calls);
+                var (command, args, _) = codec.Command(r, calls);
                 GC.KeepAlive(db.Execute(command, args));
             }
             return (ulong)batch.Length;
@@ -187,7 +187,7 @@ static unsafe class Overhead
             var transaction = db.CreateTransaction();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k], calls);
+                var (command, args, _) = codec.Command(batch[k], calls);
                 replies[k] = transaction.ExecuteAsync(command, args);
             }
             transaction.Execute();
@@ -197,7 +197,7 @@ static unsafe class Overhead
             var pipeline = db.CreateBatch();
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args) = codec.Command(batch[k], calls);
+                var (command, args, _) = codec.Command(batch[k], calls);
                 replies[k] = pipeline.ExecuteAsync(command, args);
             }
             pipeline.Execute();
