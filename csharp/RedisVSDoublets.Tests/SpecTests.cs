@@ -13,10 +13,13 @@ public class SpecTests
     }
 
     [Fact]
-    public void TheRealSpecLoadsBothSuitesInTableOrder()
+    public void TheRealSpecLoadsEverySuiteInTableOrder()
     {
         var spec = Stores.Spec();
-        Assert.Equal(["links", "typical"], spec.Suites.Select(s => s.Id));
+        Assert.Equal(["links", "typical", "payload"], spec.Suites.Select(s => s.Id));
+        Assert.Equal(["StackExchange.Redis", "FreeRedis", "CSRedisCore"], spec.File.Clients.Select(c => c.Id));
+        Assert.Equal("Redis_Pipeline_FreeRedis", spec.File.Clients[1].Backend("Redis_Pipeline"));
+        Assert.Equal("Redis_Pipeline", spec.File.Clients[0].Backend("Redis_Pipeline"));
         Assert.Equal(["Create", "Update", "Delete", "Each All", "Each Identity", "Each Concrete", "Each Outgoing", "Each Incoming"],
             spec.Suites[0].Operations.Select(o => o.Name));
         Assert.Equal(9, spec.Suites[1].Operations.Count);
@@ -104,5 +107,20 @@ public class SpecTests
             Assert.Contains("spec fingerprint: nowhere does not exist", e.Message);
         }
         finally { Directory.Delete(root, recursive: true); }
+    }
+
+    [Fact]
+    public void ClientsAndLeftOutFamiliesAreCheckedWithTheirLine()
+    {
+        // The same refusals as rust/tests/spec.rs clients_and_left_out_families_are_checked_with_their_line.
+        var e = Error("        mode: Transaction\n", "        mode: Batch\n");
+        Assert.Contains("not_run: the mode \"Batch\" is not NonTransaction, Transaction or Pipeline", e);
+        Assert.Contains("spec.yaml:", e);
+        Assert.Contains("not_run: unknown suite \"cache\"", Error("      - suite: payload\n", "      - suite: cache\n"));
+        Assert.Contains("exactly one client must be the default", Error("    suffix: FreeRedis\n", ""));
+        Assert.Contains("the client suffix \"CS-Redis\" must be letters and digits", Error("    suffix: CSRedisCore\n", "    suffix: CS-Redis\n"));
+        Assert.Contains("the suite leaves the family doublets out, but lists its backend Doublets_Split_Volatile", Error(
+            "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
+            "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction"));
     }
 }

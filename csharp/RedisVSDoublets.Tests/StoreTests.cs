@@ -254,6 +254,9 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         Assert.Equal("redis://user:***@127.0.0.1:6379/0", RedisServer.Redact("redis://user:s3cret@127.0.0.1:6379/0"));
         Assert.Equal("redis://:***@host/0", RedisServer.Redact("redis://:s3cret@host/0"));
         Assert.Equal("redis://127.0.0.1:6379/0", RedisServer.Redact("redis://127.0.0.1:6379/0"));
+        // A client's error may quote its connection string, password and all.
+        Assert.Equal("cannot connect to 127.0.0.1:6379,password=***", RedisServer.Scrub("cannot connect to 127.0.0.1:6379,password=s3cret", "redis://user:s3cret@127.0.0.1:6379/0"));
+        Assert.Equal("as it was", RedisServer.Scrub("as it was", "redis://127.0.0.1:6379/0"));
         var e = Assert.Throws<InvalidOperationException>(() => RedisServer.At("redis://:s3cret@127.0.0.1:1/0", Stores.Spec().File.Servers));
         Assert.DoesNotContain("s3cret", e.Message);
         Assert.Contains("***", e.Message);

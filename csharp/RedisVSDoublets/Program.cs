@@ -22,7 +22,8 @@ catch (Exception) when (RedisServer.Interrupted)
 catch (Exception e) when (e is SpecException or ValidationException or RequestException or InvalidOperationException
     or ArgumentException or StackExchange.Redis.RedisException or IOException)
 {
-    Console.Error.WriteLine($"error: {e.Message}");
+    // A client's message may quote its connection string: no password reaches the output.
+    Console.Error.WriteLine($"error: {RedisServer.Scrub(e.Message, Environment.GetEnvironmentVariable("REDIS_URL"))}");
     return 1;
 }
 

@@ -231,6 +231,14 @@ public sealed class RedisServer : IDisposable
         return $"{url[..(scheme + 3)]}{rest[..at].Split(':')[0]}:***{rest[at..]}";
     }
 
+    /// <summary><paramref name="text"/> with the password of <paramref name="url"/>, if any, replaced by ***.</summary>
+    public static string Scrub(string text, string? url)
+    {
+        if (url is null || !Uri.TryCreate(url, UriKind.Absolute, out var uri) || uri.UserInfo.Length == 0) return text;
+        var password = Uri.UnescapeDataString(uri.UserInfo.Split(':').Last());
+        return password.Length == 0 ? text : text.Replace(password, "***", StringComparison.Ordinal);
+    }
+
     /// <summary>redis://host:port/db into StackExchange.Redis options.</summary>
     static ConfigurationOptions Options(string url)
     {

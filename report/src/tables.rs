@@ -480,6 +480,9 @@ fn mark(
     (Some(backends[fastest].clone()), servers)
 }
 
+/// A clients table's row: the operation, and its cells per client, per mode.
+pub type ClientsRow = (String, Vec<Vec<Result<Cell, Absence>>>);
+
 /// One server's cells of a suite at one size through every client of both languages: Rust's
 /// (redis-rs) from the Rust table, C#'s default client from the C# table's columns, the other C#
 /// clients from its client columns.
@@ -495,8 +498,7 @@ pub struct ClientsTable {
     pub modes: Vec<String>,
     /// Each client's package and version with its language: "redis-rs 1.8.1 (Rust)".
     pub clients: Vec<String>,
-    /// Per operation: per client, per mode.
-    pub rows: Vec<(String, Vec<Vec<Result<Cell, Absence>>>)>,
+    pub rows: Vec<ClientsRow>,
     /// How many rounds the C# cells were measured in.
     pub rounds: usize,
 }

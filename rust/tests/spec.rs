@@ -315,3 +315,48 @@ fn the_fingerprint_covers_exactly_the_listed_files() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// The real spec with `from` replaced: its error.
+fn real_error(from: &str, to: &str) -> String {
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    assert!(real.contains(from), "the real spec has no {from:?}");
+    parse(&real.replacen(from, to, 1)).expect_err("the spec should be refused")
+}
+
+#[test]
+fn clients_and_left_out_families_are_checked_with_their_line() {
+    let e = real_error("        mode: Transaction\n", "        mode: Batch\n");
+    assert!(
+        e.contains("not_run: the mode \"Batch\" is not NonTransaction, Transaction or Pipeline")
+            && e.starts_with("test.yaml:"),
+        "{e}"
+    );
+    let e = real_error("      - suite: payload\n", "      - suite: cache\n");
+    assert!(e.contains("not_run: unknown suite \"cache\""), "{e}");
+    let e = real_error("    suffix: FreeRedis\n", "");
+    assert!(e.contains("exactly one client must be the default"), "{e}");
+    let e = real_error("    suffix: CSRedisCore\n", "    suffix: CS-Redis\n");
+    assert!(
+        e.contains("the client suffix \"CS-Redis\" must be letters and digits"),
+        "{e}"
+    );
+    let e = real_error(
+        "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
+        "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
+    );
+    assert!(e.contains("the suite leaves the family doublets out, but lists its backend Doublets_Split_Volatile"), "{e}");
+    let spec = redis_vs_doublets::load_spec().unwrap();
+    let (backend, client) = spec
+        .backend_client("Garnet_Transaction_CSRedisCore")
+        .unwrap();
+    assert_eq!(
+        (backend.name.as_str(), client.id.as_str()),
+        ("Garnet_Transaction", "CSRedisCore")
+    );
+    assert_eq!(
+        spec.backend_client("Redis_Pipeline").unwrap().1.id,
+        "StackExchange.Redis"
+    );
+    assert!(spec.backend_client("Doublets_Split_Volatile").is_none());
+    assert!(spec.backend_client("Redis_Pipeline_Jedis").is_none());
+}
