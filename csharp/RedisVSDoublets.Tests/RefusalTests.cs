@@ -31,7 +31,7 @@ public class RefusalTests
     }
 
     [Fact]
-    public void ThereAreCasesToReplay() => Assert.True(Specs().Count >= 9);
+    public void ThereAreCasesToReplay() => Assert.True(Specs().Count >= 12);
 
     public static TheoryData<string> Sizes() =>
         [.. File.ReadAllLines(Path.Combine(Invalid, "sizes.txt")).Where(l => l.Length > 0 && !l.StartsWith('#'))];

@@ -26,6 +26,14 @@ impl Lang {
         }
     }
 
+    /// The spec's text in this language.
+    pub fn text(self, text: &redis_vs_doublets::spec::Text) -> String {
+        match self {
+            Lang::En => text.en.clone(),
+            Lang::Ru => text.ru.clone(),
+        }
+    }
+
     pub fn decimal_separator(self) -> char {
         match self {
             Lang::En => '.',

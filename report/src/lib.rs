@@ -143,10 +143,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     let mut size_charts = std::collections::BTreeSet::new();
     let mut memory_charts = std::collections::BTreeSet::new();
     for lang in [Lang::En, Lang::Ru] {
-        let text = |t: &redis_vs_doublets::spec::Text| match lang {
-            Lang::En => t.en.clone(),
-            Lang::Ru => t.ru.clone(),
-        };
+        let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
         for table in &tables {
             let suite = spec
                 .suite(&table.suite)

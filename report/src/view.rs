@@ -644,13 +644,7 @@ fn clients_view(
     charts_link: &str,
     lang: Lang,
 ) -> ClientsView {
-    let text = |t: &redis_vs_doublets::spec::Text| {
-        if lang == Lang::En {
-            t.en.clone()
-        } else {
-            t.ru.clone()
-        }
-    };
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
     let mut rows = Vec::new();
     let mut cannot = Vec::new();
     for (operation, by_client) in &t.rows {
@@ -840,13 +834,7 @@ pub fn build(
     command: &str,
     lang: Lang,
 ) -> View {
-    let text = |t: &redis_vs_doublets::spec::Text| {
-        if lang == Lang::En {
-            t.en.clone()
-        } else {
-            t.ru.clone()
-        }
-    };
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
     let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
     let op_name = |id: &str| {
         spec.suites

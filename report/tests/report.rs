@@ -529,6 +529,21 @@ fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
 }
 
 /// The fixture run with Garnet beside Redis: Garnet's modes take `scale` times Redis' own.
+/// A fixture's bencher line of a Redis cell: its name and median.
+fn redis_line(line: &str) -> Option<(&str, f64)> {
+    let rest = line
+        .strip_prefix("test ")
+        .filter(|l| l.contains("/Redis_"))?;
+    let (name, figures) = rest.split_once(" ... bench:").unwrap();
+    let median = figures
+        .split(" ns/iter")
+        .next()
+        .unwrap()
+        .trim()
+        .replace(',', "");
+    Some((name, median.parse().unwrap()))
+}
+
 fn with_garnet(scale: f64) -> String {
     let mut out = String::new();
     for line in fixture("rust-b1000.txt").lines() {
@@ -537,16 +552,7 @@ fn with_garnet(scale: f64) -> String {
         if line == "# families: doublets,redis" {
             out.push_str("# servers: redis,garnet\n");
         }
-        if let Some(rest) = line.strip_prefix("test ").filter(|l| l.contains("/Redis_")) {
-            let (name, figures) = rest.split_once(" ... bench:").unwrap();
-            let median: f64 = figures
-                .split(" ns/iter")
-                .next()
-                .unwrap()
-                .trim()
-                .replace(',', "")
-                .parse()
-                .unwrap();
+        if let Some((name, median)) = redis_line(line) {
             out.push_str(&format!(
                 "test {} ... bench: {} ns/iter (+/- 1)\n",
                 name.replace("/Redis_", "/Garnet_"),
@@ -699,18 +705,9 @@ fn with_clients(scale: f64) -> (String, String) {
             );
         csharp.push_str(&line);
         csharp.push('\n');
-        let Some(rest) = line.strip_prefix("test ").filter(|l| l.contains("/Redis_")) else {
+        let Some((name, median)) = redis_line(&line) else {
             continue;
         };
-        let (name, figures) = rest.split_once(" ... bench:").unwrap();
-        let median: f64 = figures
-            .split(" ns/iter")
-            .next()
-            .unwrap()
-            .trim()
-            .replace(',', "")
-            .parse()
-            .unwrap();
         for client in ["FreeRedis", "CSRedisCore"] {
             if client == "FreeRedis"
                 && name.starts_with("payload_")

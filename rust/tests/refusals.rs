@@ -38,7 +38,7 @@ fn every_invalid_spec_is_refused_before_any_work() {
         assert!(error.contains(refusal(&text)), "{name}: {error}");
         cases += 1;
     }
-    assert!(cases >= 9, "only {cases} cases in spec/invalid");
+    assert!(cases >= 12, "only {cases} cases in spec/invalid");
 }
 
 #[test]
