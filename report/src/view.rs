@@ -836,6 +836,8 @@ pub fn build(
 ) -> View {
     let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
     let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
+    // Built once for every suite's section, not once per suite.
+    let clients = crate::tables::clients(spec, tables);
     let op_name = |id: &str| {
         spec.suites
             .iter()
@@ -955,7 +957,7 @@ pub fn build(
                 ),
                 load: load_views(spec, load, &suite.id, charts_link, lang),
                 left_out: suite.left_out.values().map(&text).collect(),
-                clients: crate::tables::clients(spec, tables)
+                clients: clients
                     .iter()
                     .filter(|t| t.suite == suite.id)
                     .map(|t| clients_view(spec, t, &op_name, charts_link, lang))
