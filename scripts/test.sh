@@ -64,4 +64,13 @@ if [ -d csharp ]; then
   step "C# tests"
   command -v dotnet >/dev/null || missing dotnet "install the .NET 10 SDK"
   dotnet test csharp
+
+  step "the C# load measurement: a bad size is refused, and one operation runs end to end through every client"
+  if dotnet run -c Release --project csharp/RedisVSDoublets -- --load 100 2>"$PWD/target/load-refusal-csharp"; then
+    echo "error: the C# load measurement accepted B = 100 for 32 clients" >&2; exit 1
+  fi
+  grep -q "fewer than one batch" target/load-refusal-csharp || { cat target/load-refusal-csharp >&2; exit 1; }
+  dotnet run -c Release --no-build --project csharp/RedisVSDoublets -- --load 1000 --filter typical/kv_set/ 2>&1 \
+    | tee "$PWD/target/load-csharp" | grep -q "measured 30 cells" || {
+    cat target/load-csharp >&2; echo "error: the C# load measurement did not run kv_set on every store and client" >&2; exit 1; }
 fi

@@ -123,4 +123,18 @@ public class SpecTests
             "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
             "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction"));
     }
+
+    [Fact]
+    public void TheLoadSectionIsCheckedAsTheRustSideChecksIt()
+    {
+        Assert.Contains("spec.yaml:", Error("- { id: each_concrete }", "- { id: each_sideways }"));
+        Assert.Contains("no suite has an operation \"each_sideways\"", Error("- { id: each_concrete }", "- { id: each_sideways }"));
+        // Its work runs B down to B-N+1: not one i of 1..=N at a time.
+        Assert.Contains("kv_delete: the load runs an operation one i at a time", Error("- { id: each_concrete }", "- { id: kv_delete }"));
+        Assert.Contains("a pipeline or batch of 3 would split its 2 requests", Error("  batch: 16\n", "  batch: 3\n"));
+        Assert.Contains("a pipeline or batch of 3 would split its 2 requests", Error("  client_depths: [1]\n", "  client_depths: [1, 3]\n"));
+        Assert.Contains("latency_clients must be one of clients", Error("  latency_clients: 8\n", "  latency_clients: 5\n"));
+        Assert.Contains("client_depths and batch are whole numbers above 0", Error("  client_depths: [1]\n", "  client_depths: []\n"));
+        Assert.Contains("above 0", Error("  depths: [1, 16]\n", "  depths: [0, 16]\n"));
+    }
 }

@@ -91,6 +91,20 @@ public interface IRedisClient : IDisposable
     string Name { get; }
     Reply Call(in Command command);
     void Batch(ReadOnlySpan<Command> commands, bool atomic, Span<Reply> replies);
+
+    /// <summary>
+    /// <see cref="Call"/> for a caller that awaits: a client whose natural concurrency is
+    /// asynchronous (StackExchange.Redis's multiplexer) overrides it; the others complete it
+    /// before returning, on their caller's thread.
+    /// </summary>
+    ValueTask<Reply> CallAsync(Command command) => ValueTask.FromResult(Call(command));
+
+    /// <summary><see cref="Batch"/> for a caller that awaits, over the first <paramref name="count"/> commands.</summary>
+    ValueTask BatchAsync(Command[] commands, int count, bool atomic, Reply[] replies)
+    {
+        Batch(commands.AsSpan(0, count), atomic, replies.AsSpan(0, count));
+        return ValueTask.CompletedTask;
+    }
 }
 
 /// <summary>Where a client connects: the server's address and database, and its password if any (never printed).</summary>
@@ -106,6 +120,30 @@ public static class Clients
         "CSRedisCore" => new CSRedisCoreClient(server.Endpoint),
         _ => throw new SpecException($"spec clients: no client \"{id}\" is implemented (known: StackExchange.Redis, FreeRedis, CSRedisCore)"),
     };
+
+    /// <summary>
+    /// K concurrent users of a client, each as the library is meant to be shared: StackExchange.Redis
+    /// by tasks awaiting calls on the server's one multiplexer, FreeRedis by threads sharing one
+    /// client and its pool of connections, CSRedisCore by threads with a connection each (what its
+    /// pool would hand out; the pooled CSRedisClient cannot call a command by name).
+    /// </summary>
+    public sealed class Concurrent(string id, RedisServer server) : IDisposable
+    {
+        readonly List<IRedisClient> opened = [];
+
+        /// <summary>Whether the users are tasks that await (otherwise threads that block).</summary>
+        public bool Tasks => id == "StackExchange.Redis";
+
+        /// <summary>User <paramref name="c"/>'s client: the shared one, or its own, opened once and kept for later cells.</summary>
+        public IRedisClient For(int c)
+        {
+            var k = id == "CSRedisCore" ? c : 0;
+            while (opened.Count <= k) opened.Add(Open(id, server));
+            return opened[k];
+        }
+
+        public void Dispose() => opened.ForEach(client => client.Dispose());
+    }
 
     /// <summary>"FreeRedis 1.5.5": the client's package and the version this build uses.</summary>
     public static string Describe(string id) => $"{id} {Version(id switch
@@ -156,6 +194,26 @@ public sealed class StackExchangeClient(IDatabase db) : IRedisClient
             batch.Execute();
         }
         for (var k = 0; k < commands.Length; k++) replies[k] = new(sent[k].GetAwaiter().GetResult());
+    }
+
+    public async ValueTask<Reply> CallAsync(Command command) => new(await db.ExecuteAsync(command.Name, command.Args));
+
+    public async ValueTask BatchAsync(Command[] commands, int count, bool atomic, Reply[] replies)
+    {
+        var sent = new Task<RedisResult>[count];
+        if (atomic)
+        {
+            var transaction = db.CreateTransaction();
+            for (var k = 0; k < count; k++) sent[k] = transaction.ExecuteAsync(commands[k].Name, commands[k].Args);
+            if (!await transaction.ExecuteAsync()) throw new InvalidOperationException("the transaction was not committed");
+        }
+        else
+        {
+            var batch = db.CreateBatch();
+            for (var k = 0; k < count; k++) sent[k] = batch.ExecuteAsync(commands[k].Name, commands[k].Args);
+            batch.Execute();
+        }
+        for (var k = 0; k < count; k++) replies[k] = new(await sent[k]);
     }
 
     /// <summary>The multiplexer belongs to the server.</summary>

@@ -34,7 +34,8 @@ public enum Layout { United = 0, Split = 1 }
 public sealed unsafe class NativeStore : IDisposable
 {
     nint handle;
-    Link[] buffer = new Link[1024];
+    // A buffer per thread: concurrent readers of one store (the load's) each enumerate into their own.
+    [ThreadStatic] static Link[]? buffer;
 
     public ulong Any { get; }
 
@@ -72,13 +73,14 @@ public sealed unsafe class NativeStore : IDisposable
     }
 
     /// <summary>
-    /// The links matching [index, source, target], in a buffer the next call reuses. The callback
+    /// The links matching [index, source, target], in a buffer the thread's next call reuses. The callback
     /// writes each link into the buffer through a plain pointer (no handle to this object, no list),
     /// so a query costs what the C ABI costs; a buffer too small stops the enumeration, grows and
     /// runs the (read-only) query again, which happens only until it fits the largest answer.
     /// </summary>
     public ReadOnlySpan<Link> Each(ulong index, ulong source, ulong target)
     {
+        buffer ??= new Link[1024];
         while (true)
         {
             var collector = new Collector { Capacity = buffer.Length };

@@ -38,6 +38,8 @@ public readonly record struct PayloadRequest(PayloadVerb Verb, ulong Key, byte[]
 
     public static ulong CountedAs(in Stored found) => found.Key;
 
+    public bool Reads => Verb is PayloadVerb.Get or PayloadVerb.Counter;
+
     public static void Validate(ReadOnlySpan<PayloadRequest> batch) { }
 
     public override string ToString() => Verb is PayloadVerb.Set or PayloadVerb.Get ? $"{Verb} p:{Key} ({Value.Length} bytes)" : $"{Verb} {Key}";

@@ -70,6 +70,7 @@ public sealed class Bench(Options options)
         if (!options.Test)
             throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
 #endif
+        if (options.Load is { } b) return RunLoad(b);
         (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
         round = Preflight.Round(Environment.GetEnvironmentVariable);
         fingerprint = Provenance.Fingerprint(root, spec.File.Fingerprint);
@@ -113,6 +114,42 @@ public sealed class Bench(Options options)
         if (!options.Test)
             Console.Error.WriteLine($"round {round} took {Minutes(started.Elapsed.TotalSeconds)} against {Minutes(estimate)} of sampling ({started.Elapsed.TotalSeconds / Math.Max(estimate, 1):F2}×)");
         if (results is not null) WriteResults(results);
+        return 0;
+    }
+
+    /// <summary>`--load B`: the spec's load section at background B (N = B, so that an operation's work and undo cover every i of the background).</summary>
+    int RunLoad(string b)
+    {
+        var load = spec.File.Load ?? throw new SpecException($"{spec.Path}: the spec has no load section");
+        string? Get(string name) => spec.File.Sizes.Any(s => s.Env == name) ? b : Environment.GetEnvironmentVariable(name);
+        (sizes, families) = Preflight.Inputs(spec, Get, Preflight.AvailableMemory());
+        fingerprint = Provenance.Fingerprint(root, spec.File.Fingerprint);
+        var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
+        if (results is not null && options.Filter is not null)
+            throw new ArgumentException($"BENCHMARK_RESULTS={results}: a filtered run is not a result file (the report needs every cell)");
+        foreach (var suite in spec.Suites)
+        {
+            switch (suite.Id)
+            {
+                case "links": LoadBench.CheckShares<LinkRequest, Link, LinksModel>(spec, load, suite, sizes); break;
+                case "typical": LoadBench.CheckShares<UsageRequest, Entry, UsageModel>(spec, load, suite, sizes); break;
+            }
+        }
+        var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
+        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
+        using var stop = new Disposer(servers);
+        foreach (var server in servers)
+        {
+            server.Preflight(allowFlush);
+            Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
+        }
+        var clock = LoadCell.ClockCost();
+        Console.Error.WriteLine($"reading the clock costs {clock:F1} ns");
+        var figures = new LoadBench(spec, load, sizes, families, servers, options).Run();
+        if (results is null) return 0;
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(round: false), clock, figures));
+        Console.Error.WriteLine($"wrote the figures to {results}");
         return 0;
     }
 
@@ -267,6 +304,15 @@ public sealed class Bench(Options options)
 
     void WriteResults(string path)
     {
+        var text = string.Concat(ProvenanceOfRun(round: true).Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
+        // Written whole at the end: a failed or interrupted run leaves no partial file.
+        File.WriteAllText(path, text);
+        Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
+    }
+
+    /// <summary>What a result file records of the run: language, toolchain, clients, sizes, servers, fingerprint and the machine.</summary>
+    List<(string, string)> ProvenanceOfRun(bool round)
+    {
         var provenance = new List<(string, string)>
         {
             ("language", "csharp"),
@@ -277,7 +323,7 @@ public sealed class Bench(Options options)
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
-        provenance.Add(("round", round.ToString(CultureInfo.InvariantCulture)));
+        if (round) provenance.Add(("round", this.round.ToString(CultureInfo.InvariantCulture)));
         provenance.Add(("fingerprint", fingerprint));
         if (servers.Count > 0)
         {
@@ -285,10 +331,7 @@ public sealed class Bench(Options options)
             provenance.Add(("redis", string.Join("; ", servers.Select(s => $"{s.Describe()} ({s.DescribeScripting()})"))));
         }
         provenance.AddRange(Provenance.Common(root));
-        var text = string.Concat(provenance.Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
-        // Written whole at the end: a failed or interrupted run leaves no partial file.
-        File.WriteAllText(path, text);
-        Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
+        return provenance;
     }
 
     /// <summary>Each client's package and version, the default first.</summary>

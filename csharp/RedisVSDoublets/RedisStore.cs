@@ -35,7 +35,7 @@ public interface IRedisCodec<TRequest, TFound>
 /// loads go through <paramref name="checks"/> (the bench gives every client's store the same
 /// StackExchange.Redis one), or through the client itself, pipelined in chunks.
 /// </summary>
-public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Calls calls, IRedisClient? checks = null) : IStore<TRequest, TFound>
+public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Calls calls, IRedisClient? checks = null) : IStore<TRequest, TFound>, ILoadClient<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TCodec : struct, IRedisCodec<TRequest, TFound>
@@ -64,6 +64,31 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Ca
         }
         RunBatched(client, batch, Mode == Mode.Transaction, ref sink);
     }
+
+    /// <summary>
+    /// <see cref="Run"/> for a caller that awaits (the load's concurrent users): the same commands
+    /// and replies, through the client's asynchronous calls.
+    /// </summary>
+    public async ValueTask RunAsync(TRequest[] batch, ListSink<TFound> sink)
+    {
+        TRequest.Validate(batch);
+        var codec = default(TCodec);
+        if (Mode == Mode.NonTransaction)
+        {
+            foreach (var request in batch)
+            {
+                var reply = await client.CallAsync(codec.Command(request, calls));
+                codec.Decode(request, reply, ref sink);
+            }
+            return;
+        }
+        if (commands.Length < batch.Length) (commands, replies) = (new Command[batch.Length], new Reply[batch.Length]);
+        for (var k = 0; k < batch.Length; k++) commands[k] = codec.Command(batch[k], calls);
+        await client.BatchAsync(commands, batch.Length, Mode == Mode.Transaction, replies);
+        for (var k = 0; k < batch.Length; k++) codec.Decode(batch[k], replies[k], ref sink);
+    }
+
+    ValueTask ILoadClient<TRequest, TFound>.Run(LoadBatch<TRequest, TFound> batch, ListSink<TFound> found) => RunAsync(batch.Requests, found);
 
     public void Check<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound>
     {

@@ -30,6 +30,9 @@ public interface IRequest<TSelf, TFound> where TFound : IComparable<TFound>
     static abstract TSelf Build(string verb, ulong?[] args);
     static abstract ulong CountedAs(in TFound found);
 
+    /// <summary>Whether the request only reads, so that concurrent clients may run it together.</summary>
+    bool Reads { get; }
+
     /// <summary>Throws when any request of the batch cannot run; stores call it before the first write.</summary>
     static abstract void Validate(ReadOnlySpan<TSelf> batch);
 }
@@ -71,10 +74,11 @@ public struct TallySink<TRequest, TFound> : ISink<TFound>
     public void Add(in TFound found) => Tally.Add(TRequest.CountedAs(found));
 }
 
-public struct ListSink<T>() : ISink<T>
+public readonly struct ListSink<T>(List<T> items) : ISink<T>
 {
-    public readonly List<T> Items = [];
-    public readonly void Add(in T found) => Items.Add(found);
+    public ListSink() : this([]) { }
+    public List<T> Items => items;
+    public void Add(in T found) => items.Add(found);
 }
 
 /// <summary>A request refused before anything was written.</summary>
@@ -148,6 +152,8 @@ public readonly record struct LinkRequest(LinkVerb Verb, ulong Id, ulong Source,
 
     public static ulong CountedAs(in Link found) => found.Id;
 
+    public bool Reads => Verb == LinkVerb.Each;
+
     public static void Validate(ReadOnlySpan<LinkRequest> batch) { }
 }
 
@@ -198,6 +204,8 @@ public readonly record struct UsageRequest(UsageVerb Verb, ulong Key, ulong Valu
     }
 
     public static ulong CountedAs(in Entry found) => found.Value;
+
+    public bool Reads => Verb is UsageVerb.Get or UsageVerb.SIsMember or UsageVerb.Queue or UsageVerb.Members;
 
     public static void Validate(ReadOnlySpan<UsageRequest> batch)
     {

@@ -153,7 +153,7 @@ public sealed class SpecFile
     public List<SuiteDef> Suites { get; set; } = [];
     /// <summary>The memory measurement (run by the Rust side): the B it is published at, and its method text.</summary>
     public MemoryDef? Memory { get; set; }
-    /// <summary>The load measurement (concurrent clients; run by the Rust side for now).</summary>
+    /// <summary>The load measurement (concurrent clients), run by both languages.</summary>
     public LoadDef? Load { get; set; }
 }
 
@@ -162,6 +162,7 @@ public sealed class LoadDef
     public List<ulong> Sizes { get; set; } = [];
     public List<int> Clients { get; set; } = [];
     public List<int> Depths { get; set; } = [];
+    public List<int> ClientDepths { get; set; } = [];
     public int Batch { get; set; }
     public int LatencyClients { get; set; }
     public double WarmUpSeconds { get; set; }
@@ -388,7 +389,40 @@ public sealed class Spec
                 op.Undo is null ? null : MakeWork(op.Undo.For, op.Undo.Do, suite.Id))).ToList();
             suites.Add(new Suite(suite.Id, suite.Name.En, suite.Backends, background, MakeExpected(suite.Background.Expected), operations));
         }
+        if (file.Load is { } load) CheckLoad(load, suites, symbols.Length, At, lines, path);
         return new Spec { Path = path, File = file, Suites = suites };
+    }
+
+    /// <summary>
+    /// The load section, checked against the suites as the Rust side checks it (with its words):
+    /// each operation is one suite's and does its work and its undo once per i of 1..=N, so that a
+    /// client can run them one i at a time, in batches that never split an i's requests.
+    /// </summary>
+    static void CheckLoad(LoadDef load, List<Suite> suites, int sizeCount, Func<string, string> at, string[] lines, string path)
+    {
+        var line = Array.FindIndex(lines, l => l.StartsWith("load:", StringComparison.Ordinal));
+        var section = line < 0 ? path : $"{path}:{line + 1}";
+        var numbers = load.Clients.Concat(load.Depths).Concat(load.ClientDepths);
+        if (load.Clients.Count == 0 || load.Depths.Count == 0 || load.ClientDepths.Count == 0 || numbers.Any(n => n <= 0) || load.Batch <= 0)
+            throw new SpecException($"{section}: load: clients, depths, client_depths and batch are whole numbers above 0");
+        if (!load.Clients.Contains(load.LatencyClients))
+            throw new SpecException($"{section}: load: latency_clients must be one of clients");
+        if (load.Seconds <= 0 || load.WarmUpSeconds < 0)
+            throw new SpecException($"{section}: load: seconds must be above 0, warm_up_seconds at least 0");
+        var ten = Enumerable.Repeat(10UL, sizeCount).ToArray();
+        foreach (var op in load.Operations)
+        {
+            var where = at("id: " + op.Id);
+            var operation = suites.SelectMany(s => s.Operations).FirstOrDefault(o => o.Id == op.Id)
+                ?? throw new SpecException($"{where}: no suite has an operation \"{op.Id}\"");
+            static bool PerI(Work work, ulong[] ten) =>
+                work.Range is { } range && range.Values(ten).SequenceEqual(Enumerable.Range(1, 10).Select(i => (Int128)i));
+            if (!PerI(operation.Work, ten) || (operation.Undo is { } undo && !PerI(undo, ten)))
+                throw new SpecException($"{where}: {op.Id}: the load runs an operation one i at a time, so its work and undo must run `for: 1 to N`");
+            var step = operation.Work.Requests.Count + (operation.Undo?.Requests.Count ?? 0);
+            if (load.Depths.Concat(load.ClientDepths).Where(d => d > 1).Append(load.Batch).FirstOrDefault(d => d % step != 0) is var bad and > 0)
+                throw new SpecException($"{where}: {op.Id}: a pipeline or batch of {bad} would split its {step} requests per i (work and undo)");
+        }
     }
 
     static T Wrap<T>(Func<T> parse, string at, string hint = "")

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::tables::{self, Absence, Table, Verdict};
 
 /// The version of this format.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -26,13 +26,15 @@ pub struct Results {
     pub tables: Vec<TableJson>,
     /// One memory run per B.
     pub memory: Vec<MemoryJson>,
-    /// One load run (concurrent clients) per B.
+    /// One load run (concurrent clients) per language and B.
     pub load: Vec<LoadJson>,
 }
 
-/// The load measurement at one B: every store, operation and number of clients.
+/// The load measurement of one language at one B: every store, operation and number of clients.
 #[derive(Serialize, JsonSchema)]
 pub struct LoadJson {
+    /// The language that measured it: `rust` or `csharp`.
+    pub language: String,
     /// B: background links (or keys) every store held.
     pub background: u64,
     /// What one reading of the clock cost, in nanoseconds.
@@ -40,7 +42,7 @@ pub struct LoadJson {
     /// The conditions, as the result file gives them; whole numbers are numbers.
     pub provenance: BTreeMap<String, Value>,
     pub figures: Vec<LoadFigureJson>,
-    /// redis-benchmark beside the server cells: the same server, clients and depth.
+    /// redis-benchmark beside the server cells: the same server, clients and depth (Rust's runs).
     pub redis_benchmark: Vec<RedisBenchmarkJson>,
 }
 
@@ -221,6 +223,7 @@ pub fn results(tables: &[Table], memory: &[MemoryRun], load: &[LoadRun]) -> Resu
 
 fn load_run(run: &LoadRun) -> LoadJson {
     LoadJson {
+        language: run.language().to_string(),
         background: run.background,
         clock_ns: tenth(run.clock_ns),
         provenance: provenance(&run.provenance),

@@ -111,8 +111,9 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             .unwrap_or_default();
         if measured != fingerprint {
             bail!(
-                "the load run at B = {}: it measured code with fingerprint {measured}, but the checkout's is {fingerprint}: \
+                "the {} load run at B = {}: it measured code with fingerprint {measured}, but the checkout's is {fingerprint}: \
                  stale; measure again with examples/measure-load.sh --publish",
+                view::language_name(run.language()),
                 run.background
             );
         }
@@ -215,8 +216,9 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                             (store.clone(), values)
                         })
                         .collect();
-                    let file = view::load_chart_name(&suite.id, run.background, metric, lang);
+                    let file = view::load_chart_name(run, &suite.id, metric, lang);
                     let title = view::load_chart_title(
+                        run.language(),
                         &text(&suite.name),
                         &operation,
                         run.background,
@@ -342,7 +344,18 @@ fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>, V
         }
     }
     memory.sort_by_key(|run| run.background);
-    load.sort_by_key(|run| run.background);
+    // Rust's runs first, then C#'s, each by B.
+    load.sort_by_key(|run| (run.language() != "rust", run.background));
+    if let Some(twice) = load
+        .windows(2)
+        .find(|w| w[0].language() == w[1].language() && w[0].background == w[1].background)
+    {
+        bail!(
+            "two {} load runs at B = {}: keep one result file per language and B",
+            view::language_name(twice[0].language()),
+            twice[0].background
+        );
+    }
     Ok((files, memory, load))
 }
 

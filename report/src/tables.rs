@@ -366,9 +366,7 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                                 "{backend}_{}",
                                 client.suffix.as_deref().unwrap_or_default()
                             );
-                            let cannot = client.not_run.iter().any(|n| {
-                                n.suite == suite.id && backend.ends_with(&format!("_{}", n.mode))
-                            });
+                            let cannot = client.refuses(&suite.id, backend).is_some();
                             ClientColumn {
                                 client: client.id.clone(),
                                 backend: backend.clone(),

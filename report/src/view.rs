@@ -157,6 +157,10 @@ pub struct ClientsRowView {
 /// One load run's tables for a suite.
 #[derive(Serialize)]
 pub struct LoadView {
+    /// "Rust" or "C#".
+    language: String,
+    /// What the server rows are in this language.
+    rows_note: String,
     background_text: String,
     /// "K = 1", … for the columns.
     clients: Vec<String>,
@@ -365,35 +369,74 @@ fn svg(stem: String, lang: Lang) -> String {
     }
 }
 
-pub fn load_chart_name(suite: &str, background: u64, metric: LoadMetric, lang: Lang) -> String {
+pub fn load_chart_name(run: &LoadRun, suite: &str, metric: LoadMetric, lang: Lang) -> String {
     let what = match metric {
         LoadMetric::PerSecond => "per-second",
         LoadMetric::P99 => "p99",
     };
-    svg(format!("load-{suite}-b{background}-{what}"), lang)
+    let (language, b) = (run.language(), run.background);
+    svg(format!("load-{language}-{suite}-b{b}-{what}"), lang)
 }
 
 pub fn load_chart_title(
+    language: &str,
     suite: &str,
     operation: &str,
     background: u64,
     metric: LoadMetric,
     lang: Lang,
 ) -> String {
-    let b = whole(background, lang);
+    let (language, b) = (language_name(language), whole(background, lang));
     match (metric, lang) {
         (LoadMetric::PerSecond, Lang::En) => {
-            format!("{suite}, {operation}: requests per second against clients (B = {b})")
+            format!(
+                "{language}, {suite}, {operation}: requests per second against clients (B = {b})"
+            )
         }
         (LoadMetric::PerSecond, Lang::Ru) => {
-            format!("{suite}, {operation}: запросов в секунду в зависимости от числа клиентов (B = {b})")
+            format!("{language}, {suite}, {operation}: запросов в секунду в зависимости от числа клиентов (B = {b})")
         }
         (LoadMetric::P99, Lang::En) => {
-            format!("{suite}, {operation}: p99 latency against clients (B = {b})")
+            format!("{language}, {suite}, {operation}: p99 latency against clients (B = {b})")
         }
         (LoadMetric::P99, Lang::Ru) => {
-            format!("{suite}, {operation}: задержка p99 в зависимости от числа клиентов (B = {b})")
+            format!("{language}, {suite}, {operation}: задержка p99 в зависимости от числа клиентов (B = {b})")
         }
+    }
+}
+
+/// What a load table's server rows are, per language: Rust's through redis-rs at each depth, C#'s
+/// one request at a time per client through each client library, named by its suffix.
+fn load_rows_note(
+    spec: &Spec,
+    load: &redis_vs_doublets::spec::Load,
+    run: &LoadRun,
+    lang: Lang,
+) -> String {
+    let client = run.provenance.get("client").cloned().unwrap_or_default();
+    if run.language() == "rust" {
+        let deep: Vec<String> = load
+            .depths
+            .iter()
+            .filter(|&&d| d > 1)
+            .map(|d| d.to_string())
+            .collect();
+        let deep = deep.join(", ");
+        return match lang {
+            Lang::En => format!("server rows through {client}: `_NonTransaction` is one request per round trip, `_Pipeline` pipelines of {deep}"),
+            Lang::Ru => format!("строки серверов через {client}: `_NonTransaction` — один запрос за обмен, `_Pipeline` — конвейеры по {deep}"),
+        };
+    }
+    let (default, others): (Vec<_>, Vec<_>) = spec.clients.iter().partition(|c| c.suffix.is_none());
+    let default = default.first().map_or(String::new(), |c| c.id.clone());
+    let others: Vec<String> = others
+        .iter()
+        .map(|c| format!("`_{}` {}", c.suffix.as_deref().unwrap_or_default(), c.id))
+        .collect();
+    let others = others.join(", ");
+    match lang {
+        Lang::En => format!("server rows: one request at a time per client, each client library shared by the K clients as the method says; `_NonTransaction` alone is {default}, {others}"),
+        Lang::Ru => format!("строки серверов: по одному запросу за раз на клиента, каждую клиентскую библиотеку K клиентов делят, как сказано в методике; `_NonTransaction` без суффикса — {default}, {others}"),
     }
 }
 
@@ -537,10 +580,12 @@ fn load_views(
         let chart = |metric| {
             format!(
                 "{charts_link}/{}",
-                load_chart_name(suite, run.background, metric, lang)
+                load_chart_name(run, suite, metric, lang)
             )
         };
         views.push(LoadView {
+            language: language_name(run.language()).to_string(),
+            rows_note: load_rows_note(spec, load, run, lang),
             background_text: whole(run.background, lang),
             clients: load.clients.iter().map(|k| format!("K = {k}")).collect(),
             throughput,
@@ -568,7 +613,11 @@ fn reproduce_load(spec: &Spec, run: &LoadRun) -> String {
     let mut parts: Vec<String> = servers_variable(spec, &run.provenance)
         .into_iter()
         .collect();
-    parts.push(format!("examples/measure-load.sh {}", run.background));
+    parts.push(format!(
+        "BENCHMARK_LANGUAGES={} examples/measure-load.sh {}",
+        run.language(),
+        run.background
+    ));
     parts.join(" ")
 }
 

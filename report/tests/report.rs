@@ -399,7 +399,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 5);
+    assert_eq!(value["version"], 6);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -615,60 +615,95 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
 fn load_runs_become_tables_and_charts_against_clients() {
     let work = Workspace::new(&[
         ("rust-b1000.txt", fixture("rust-b1000.txt")),
-        ("load-b1000.json", fixture("load-b1000.json")),
+        ("load-rust-b1000.json", fixture("load-rust-b1000.json")),
+        ("load-csharp-b1000.json", fixture("load-csharp-b1000.json")),
     ]);
     run(&work.args()).unwrap();
-    for (readme, heading, versus, chart) in [
+    for (readme, headings, versus, charts) in [
         (
             "README.md",
-            "#### Load: concurrent clients, B = 1,000",
+            [
+                "#### Load, Rust: concurrent clients, B = 1,000",
+                "#### Load, C#: concurrent clients, B = 1,000",
+            ],
             "Against redis-benchmark",
-            "load-typical-b1000-per-second.svg",
+            [
+                "load-rust-typical-b1000-per-second.svg",
+                "load-csharp-typical-b1000-per-second.svg",
+            ],
         ),
         (
             "README.ru.md",
-            "#### Нагрузка: одновременные клиенты, B = 1\u{a0}000",
+            [
+                "#### Нагрузка, Rust: одновременные клиенты, B = 1\u{a0}000",
+                "#### Нагрузка, C#: одновременные клиенты, B = 1\u{a0}000",
+            ],
             "Рядом с redis-benchmark",
-            "load-typical-b1000-p99.ru.svg",
+            [
+                "load-rust-typical-b1000-p99.ru.svg",
+                "load-csharp-typical-b1000-p99.ru.svg",
+            ],
         ),
     ] {
         let text = work.read(readme);
-        assert_eq!(
-            text.matches(heading).count(),
-            1,
-            "{readme}: the typical suite only"
-        );
+        for heading in headings {
+            assert_eq!(
+                text.matches(heading).count(),
+                1,
+                "{readme}: the typical suite only, once per language"
+            );
+        }
+        // redis-benchmark stands beside Rust's rows only.
+        assert_eq!(text.matches(versus).count(), 1, "{readme}");
+        assert!(text.contains("| SET -P 16 |"), "{readme}");
         assert!(
-            text.contains(versus) && text.contains("| SET -P 16 |"),
+            text.contains("| KeyValue Set | Doublets_United_Volatile |")
+                && text.contains("| KeyValue Set | Redis_NonTransaction_FreeRedis |"),
             "{readme}"
         );
-        assert!(
-            text.contains("| KeyValue Set | Doublets_United_Volatile |"),
-            "{readme}"
-        );
-        assert!(text.contains(chart), "{readme}");
+        for chart in charts {
+            assert!(text.contains(chart), "{readme}: {chart}");
+        }
     }
-    let svg = work.read("docs/charts/load-typical-b1000-per-second.svg");
+    assert!(work
+        .read("README.md")
+        .contains("`_NonTransaction` alone is StackExchange.Redis, `_FreeRedis` FreeRedis"));
+    let svg = work.read("docs/charts/load-csharp-typical-b1000-per-second.svg");
     assert!(
-        svg.contains("requests per second") && svg.contains("K = 32"),
+        svg.contains("C#, Typical Redis usage") && svg.contains("K = 32"),
         "{svg}"
     );
     let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
-    let load = &summary["load"][0];
-    assert_eq!(load["figures"].as_array().unwrap().len(), 12);
-    assert_eq!(load["redis_benchmark"][0]["test"], "set");
+    let (rust, csharp) = (&summary["load"][0], &summary["load"][1]);
+    assert_eq!(
+        (rust["language"].as_str(), csharp["language"].as_str()),
+        (Some("rust"), Some("csharp"))
+    );
+    assert_eq!(rust["figures"].as_array().unwrap().len(), 12);
+    assert_eq!(csharp["figures"].as_array().unwrap().len(), 18);
+    assert_eq!(rust["redis_benchmark"][0]["test"], "set");
 
     // A load run of other code than the checkout is stale, like any result.
-    let alone = Workspace::new(&[("load-b1000.json", fixture("load-b1000.json"))]);
+    let alone = Workspace::new(&[("load-csharp-b1000.json", fixture("load-csharp-b1000.json"))]);
     let stale = Args {
         fingerprint: Some("0ddba11".into()),
         ..alone.args()
     };
     let e = format!("{:#}", run(&stale).unwrap_err());
     assert!(
-        e.contains("the load run at B = 1000") && e.contains("stale"),
+        e.contains("the C# load run at B = 1000") && e.contains("stale"),
         "{e}"
     );
+    // Two runs of one language at one B: which would the README show?
+    let twice = Workspace::new(&[
+        ("load-csharp-b1000.json", fixture("load-csharp-b1000.json")),
+        (
+            "load-csharp-b1000-again.json",
+            fixture("load-csharp-b1000.json"),
+        ),
+    ]);
+    let e = format!("{:#}", run(&twice.args()).unwrap_err());
+    assert!(e.contains("two C# load runs at B = 1000"), "{e}");
 }
 
 /// The Rust fixture with the payload suite's server cells, and its C# twin run through every

@@ -211,6 +211,15 @@ pub struct LoadRun {
     pub redis_benchmark: Vec<BenchmarkFigure>,
 }
 
+impl LoadRun {
+    /// The language that measured the run (`rust`, `csharp`), as its provenance says.
+    pub fn language(&self) -> &str {
+        self.provenance
+            .get("language")
+            .map_or("rust", String::as_str)
+    }
+}
+
 /// What reading the clock costs, in nanoseconds: the mean of a million readings.
 pub fn clock_cost() -> f64 {
     const READS: u32 = 1_000_000;

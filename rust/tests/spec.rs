@@ -271,6 +271,16 @@ fn the_load_section_names_operations_that_run_one_i_at_a_time() {
     assert!(e.contains("latency_clients must be one of clients"), "{e}");
     let e = refused("  depths: [1, 16]\n", "  depths: [0, 16]\n");
     assert!(e.contains("above 0"), "{e}");
+    let e = refused("  client_depths: [1]\n", "  client_depths: []\n");
+    assert!(
+        e.contains("client_depths and batch are whole numbers above 0"),
+        "{e}"
+    );
+    let e = refused("  client_depths: [1]\n", "  client_depths: [1, 3]\n");
+    assert!(
+        e.contains("a pipeline or batch of 3 would split its 2 requests"),
+        "{e}"
+    );
 }
 
 /// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path

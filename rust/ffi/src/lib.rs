@@ -127,13 +127,25 @@ unsafe fn with_handle(store: *mut Store, f: impl FnOnce(&mut Store) -> Status) -
     }
 }
 
+/// Runs a read `f` on a live handle through a shared reference: several threads may read one
+/// store at once (the C# load's readers do, under their own readers–writer lock), so a read never
+/// makes the exclusive reference a write would.
+unsafe fn with_shared(store: *const Store, f: impl FnOnce(&Store) -> Status) -> Status {
+    // SAFETY: the caller passes a handle of ours or null.
+    match unsafe { store.as_ref() } {
+        Some(s) => guard(|| f(s)),
+        None => Status::BadArgument,
+    }
+}
+
 /// The `any` constant of the store, for queries.
 ///
 /// # Safety
 /// `store` must be a live handle.
 #[no_mangle]
-pub unsafe extern "C" fn doublets_any(store: *mut Store) -> u64 {
-    unsafe { handle(store) }.map_or(0, |s| with_store!(s, s => s.constants().any))
+pub unsafe extern "C" fn doublets_any(store: *const Store) -> u64 {
+    // SAFETY: the caller passes a handle of ours or null.
+    unsafe { store.as_ref() }.map_or(0, |s| with_store!(s, s => s.constants().any))
 }
 
 /// Creates the point link (id, id, id).
@@ -210,14 +222,14 @@ pub unsafe extern "C" fn doublets_delete(store: *mut Store, id: u64) -> Status {
 /// `store` must be a live handle; `source` and `target` valid.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_get(
-    store: *mut Store,
+    store: *const Store,
     id: u64,
     source: *mut u64,
     target: *mut u64,
 ) -> Status {
     // SAFETY: the caller passes a live handle of ours or null.
     unsafe {
-        with_handle(store, |s| {
+        with_shared(store, |s| {
             if source.is_null() || target.is_null() {
                 return Status::BadArgument;
             }
@@ -240,7 +252,7 @@ pub unsafe extern "C" fn doublets_get(
 /// `store` must be a live handle; `count` valid.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_count(
-    store: *mut Store,
+    store: *const Store,
     index: u64,
     source: u64,
     target: u64,
@@ -248,7 +260,7 @@ pub unsafe extern "C" fn doublets_count(
 ) -> Status {
     // SAFETY: the caller passes a live handle of ours or null.
     unsafe {
-        with_handle(store, |s| {
+        with_shared(store, |s| {
             status(
                 Ok(with_store!(s, s => s.count_links(&[index, source, target]))),
                 count,
@@ -263,14 +275,14 @@ pub unsafe extern "C" fn doublets_count(
 /// `store` must be a live handle; `id` valid.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_search(
-    store: *mut Store,
+    store: *const Store,
     source: u64,
     target: u64,
     id: *mut u64,
 ) -> Status {
     // SAFETY: the caller passes a live handle of ours or null.
     unsafe {
-        with_handle(store, |s| {
+        with_shared(store, |s| {
             status(
                 Ok(with_store!(s, s => s.search(source, target)).unwrap_or(0)),
                 id,
@@ -289,7 +301,7 @@ pub type EachCallback =
 /// `store` must be a live handle; `callback` a valid function that does not unwind.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_each(
-    store: *mut Store,
+    store: *const Store,
     index: u64,
     source: u64,
     target: u64,
@@ -301,7 +313,7 @@ pub unsafe extern "C" fn doublets_each(
     };
     // SAFETY: the caller passes a live handle of ours or null.
     unsafe {
-        with_handle(store, |s| {
+        with_shared(store, |s| {
             with_store!(s, s => s.each_by([index, source, target], |link| {
                 // SAFETY: the caller's callback and context.
                 let go_on = callback(context, link.index, link.source, link.target);

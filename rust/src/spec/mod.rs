@@ -53,8 +53,10 @@ pub struct Memory {
 pub struct Load {
     pub sizes: Vec<u64>,
     pub clients: Vec<usize>,
-    /// Pipeline depths for the servers: 1 is one request per round trip.
+    /// Pipeline depths for Rust's server rows: 1 is one request per round trip.
     pub depths: Vec<usize>,
+    /// Pipeline depths for C#'s server rows, each client shared by the K users in its own way.
+    pub client_depths: Vec<usize>,
     /// How many requests an in-process store times at once.
     pub batch: usize,
     /// The K the latency table shows.
@@ -112,6 +114,7 @@ mod wire {
         pub sizes: Vec<u64>,
         pub clients: Vec<usize>,
         pub depths: Vec<usize>,
+        pub client_depths: Vec<usize>,
         pub batch: usize,
         pub latency_clients: usize,
         pub warm_up_seconds: f64,
@@ -294,6 +297,16 @@ pub struct Client {
     pub not_run: Vec<NotRun>,
 }
 
+impl Client {
+    /// Why this client does not run `suite` on the server backend `backend` (`Redis_Transaction`:
+    /// its mode is the part after the server's name), or None when it does.
+    pub fn refuses(&self, suite: &str, backend: &str) -> Option<&NotRun> {
+        self.not_run
+            .iter()
+            .find(|n| n.suite == suite && backend.ends_with(&format!("_{}", n.mode)))
+    }
+}
+
 /// A suite's mode a client cannot run correctly: its cells are shown as not run, with the reason.
 #[derive(Clone, Debug)]
 pub struct NotRun {
@@ -473,12 +486,7 @@ impl Spec {
                         Some(_) if clients && !self.clients.is_empty() => self
                             .clients
                             .iter()
-                            .filter(|c| {
-                                !c.not_run.iter().any(|n| {
-                                    n.suite == suite.id
-                                        && backend.ends_with(&format!("_{}", n.mode))
-                                })
-                            })
+                            .filter(|c| c.refuses(&suite.id, backend).is_none())
                             .count(),
                         _ => 1,
                     };
@@ -1019,11 +1027,18 @@ impl Resolver<'_> {
     ) -> Result<Load, SpecError> {
         let span = &load;
         let wire = &load.value;
-        let positive = wire.clients.iter().chain(&wire.depths).all(|&n| n > 0);
-        if wire.clients.is_empty() || wire.depths.is_empty() || !positive || wire.batch == 0 {
+        let positive = wire
+            .clients
+            .iter()
+            .chain(&wire.depths)
+            .chain(&wire.client_depths)
+            .all(|&n| n > 0);
+        let empty =
+            wire.clients.is_empty() || wire.depths.is_empty() || wire.client_depths.is_empty();
+        if empty || !positive || wire.batch == 0 {
             return Err(self.error(
                 span,
-                "load: clients, depths and batch are whole numbers above 0",
+                "load: clients, depths, client_depths and batch are whole numbers above 0",
             ));
         }
         if !wire.clients.contains(&wire.latency_clients) {
@@ -1062,7 +1077,12 @@ impl Resolver<'_> {
             }
             let step = operation.work.requests.len()
                 + operation.undo.as_ref().map_or(0, |u| u.requests.len());
-            let deep = wire.depths.iter().filter(|&&d| d > 1).chain([&wire.batch]);
+            let deep = wire
+                .depths
+                .iter()
+                .chain(&wire.client_depths)
+                .filter(|&&d| d > 1)
+                .chain([&wire.batch]);
             if let Some(bad) = deep.into_iter().find(|&&d| d % step != 0) {
                 return Err(self.error(
                     &op.id,
@@ -1080,6 +1100,7 @@ impl Resolver<'_> {
             sizes: wire.sizes,
             clients: wire.clients,
             depths: wire.depths,
+            client_depths: wire.client_depths,
             batch: wire.batch,
             latency_clients: wire.latency_clients,
             warm_up_seconds: wire.warm_up_seconds,
