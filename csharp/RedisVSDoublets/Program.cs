@@ -78,14 +78,7 @@ public sealed class Bench(Options options)
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
-        var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
-        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
-        using var stop = new Disposer(servers);
-        foreach (var server in servers)
-        {
-            server.Preflight(allowFlush);
-            Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
-        }
+        using var stop = StartServers();
         var (count, estimate) = Schedule();
         Console.Error.WriteLine(options.Test
             ? $"{count} cells to check once each (--test: nothing is measured)"
@@ -135,14 +128,7 @@ public sealed class Bench(Options options)
                 case "typical": LoadBench.CheckShares<UsageRequest, Entry, UsageModel>(spec, load, suite, sizes); break;
             }
         }
-        var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
-        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
-        using var stop = new Disposer(servers);
-        foreach (var server in servers)
-        {
-            server.Preflight(allowFlush);
-            Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
-        }
+        using var stop = StartServers();
         var clock = LoadCell.ClockCost();
         Console.Error.WriteLine($"reading the clock costs {clock:F1} ns");
         var figures = new LoadBench(spec, load, sizes, families, servers, options).Run();
@@ -151,6 +137,28 @@ public sealed class Bench(Options options)
         File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(round: false), clock, figures));
         Console.Error.WriteLine($"wrote the figures to {results}");
         return 0;
+    }
+
+    /// <summary>The run's servers (when it runs the redis family), started and checked before any work; disposing the result stops them.</summary>
+    Disposer StartServers()
+    {
+        var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
+        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
+        var stop = new Disposer(servers);
+        try
+        {
+            foreach (var server in servers)
+            {
+                server.Preflight(allowFlush);
+                Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
+            }
+        }
+        catch
+        {
+            stop.Dispose();
+            throw;
+        }
+        return stop;
     }
 
     static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
