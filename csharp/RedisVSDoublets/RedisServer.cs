@@ -61,7 +61,7 @@ public sealed class Calls(string command, Func<string, object[]> head)
 /// <summary>
 /// A server of a run: the one REDIS_URL names (identified from INFO server), or a disposable one of
 /// a kind the spec declares, on a free loopback port (no persistence), stopped on Dispose, on
-/// process exit and on Ctrl-C. A run never deletes or overwrites what it did not write: it refuses
+/// process exit and on Ctrl-C, SIGTERM or SIGQUIT. A run never deletes or overwrites what it did not write: it refuses
 /// a non-empty database unless BENCHMARK_ALLOW_FLUSH=1, never replaces a library it did not load,
 /// and when it ends (success, failure, Ctrl-C or SIGTERM) removes the keys it wrote and the library
 /// it loaded.
@@ -197,9 +197,11 @@ public sealed class RedisServer : IDisposable
     /// <summary>Whether a signal is removing what the run wrote: the run then fails (its connection is closed) and must let the handler end the process.</summary>
     public static bool Interrupted => interrupted;
 
+    internal static void Interrupting() => interrupted = true;
+
     void OnSignal(PosixSignalContext context)
     {
-        interrupted = true;
+        Interrupting();
         try
         {
             // The bench may be in the middle of a cell, and its next write would land after the
@@ -213,7 +215,15 @@ public sealed class RedisServer : IDisposable
         {
             Console.Error.WriteLine($"interrupted: could not remove the benchmark's keys from {Shown}: {e.Message}");
         }
-        // Exit here, as the signal would have, before the bench reports its closed connection as an error.
+        Exit(context);
+    }
+
+    /// <summary>
+    /// For a signal's handler, once it has cleaned up: ends the process as the signal would have,
+    /// before the run reports its closed connections or stopped servers as an error.
+    /// </summary>
+    internal static void Exit(PosixSignalContext context)
+    {
         Console.Error.WriteLine("interrupted");
         context.Cancel = true;
         Environment.Exit(128 + (context.Signal switch { PosixSignal.SIGINT => 2, PosixSignal.SIGQUIT => 3, _ => 15 }));
@@ -303,10 +313,8 @@ public sealed class RedisServer : IDisposable
             // Whatever it writes is read, so that it never blocks on a full pipe.
             process.OutputDataReceived += (_, _) => { };
             process.BeginOutputReadLine();
-            // A launcher (dotnet tool run) and the server it starts are stopped together.
-            var stop = () => { try { if (!process.HasExited) process.Kill(entireProcessTree: true); } catch (InvalidOperationException) { } };
-            AppDomain.CurrentDomain.ProcessExit += (_, _) => stop();
-            Console.CancelKeyPress += (_, _) => stop();
+            ServerProcesses.Add(process);
+            var stop = () => ServerProcesses.Stop(process);
             var watch = Stopwatch.StartNew();
             while (watch.Elapsed < TimeSpan.FromSeconds(60) && !process.HasExited)
             {
@@ -428,11 +436,53 @@ public sealed class RedisServer : IDisposable
         Release();
         signals.ForEach(s => s.Dispose());
         Connection.Dispose();
-        if (process is { HasExited: false })
+        if (process is not null) ServerProcesses.Stop(process);
+        process = null;
+    }
+}
+
+/// <summary>
+/// The disposable servers' processes, stopped however the run ends: on Dispose, at exit, and on
+/// SIGINT, SIGTERM or SIGQUIT, which end a .NET process without raising ProcessExit (a SIGTERM to
+/// the harness used to leave its servers running). A launcher (dotnet tool run) and the server it
+/// starts are stopped together.
+/// </summary>
+static class ServerProcesses
+{
+    static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, bool> live = new();
+    /// <summary>Held so that the registrations live as long as the process.</summary>
+    static readonly PosixSignalRegistration[] signals;
+
+    static ServerProcesses()
+    {
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => StopAll();
+        signals = [.. new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT }.Select(s => PosixSignalRegistration.Create(s, OnSignal))];
+    }
+
+    static void OnSignal(PosixSignalContext context)
+    {
+        // Marked first: the run fails as its servers go, and waits for this handler to end the process.
+        RedisServer.Interrupting();
+        StopAll();
+        RedisServer.Exit(context);
+    }
+
+    public static void Add(Process process) => live[process] = true;
+
+    public static void Stop(Process process)
+    {
+        live.TryRemove(process, out _);
+        try
         {
+            if (process.HasExited) return;
             process.Kill(entireProcessTree: true);
             process.WaitForExit();
         }
-        process = null;
+        catch (InvalidOperationException) { }
+    }
+
+    static void StopAll()
+    {
+        foreach (var process in live.Keys) Stop(process);
     }
 }
