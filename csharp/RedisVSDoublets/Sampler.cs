@@ -15,12 +15,17 @@ public static class Sampler
     {
         double nsPerTick = 1e9 / Stopwatch.Frequency;
         var warmUp = Stopwatch.StartNew();
+        var warmUpNs = sampling.WarmUpSeconds * 1e9;
         long iterations = 1, totalIterations = 0;
-        while (warmUp.Elapsed.TotalSeconds < sampling.WarmUpSeconds)
+        while (warmUp.Elapsed.TotalNanoseconds < warmUpNs)
         {
             routine(iterations);
             totalIterations += iterations;
-            iterations *= 2;
+            // Doubling, as Criterion's warm-up does, but never past what the time left holds: a
+            // last doubling would overrun the warm-up by up to its whole length, and runs of slow
+            // cells (a round trip with an undo) went 1.24× over the spec's time.
+            var left = (warmUpNs - warmUp.Elapsed.TotalNanoseconds) / (warmUp.Elapsed.TotalNanoseconds / totalIterations);
+            iterations = Math.Clamp((long)Math.Ceiling(left), 1, iterations * 2);
         }
         // Iteration counts come from the wall time an iteration takes, its untimed undo included, so
         // that the sampling keeps to the spec's measurement time (the timed part alone made cells
