@@ -287,6 +287,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
 /// Writes the outputs, or with `--check` returns the ones that differ from the disk.
 pub fn run(args: &Args) -> Result<Vec<String>> {
     let outputs = outputs(args)?;
+    let orphans = orphan_charts(&args.charts, &outputs)?;
     if args.check {
         return Ok(outputs
             .iter()
@@ -294,13 +295,47 @@ pub fn run(args: &Args) -> Result<Vec<String>> {
                 std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str())
             })
             .map(|(path, _)| path.display().to_string())
+            .chain(
+                orphans
+                    .iter()
+                    .map(|path| format!("{} (no result makes it: remove it)", path.display())),
+            )
             .collect());
     }
     for (path, text) in &outputs {
         write(path, text)?;
     }
-    eprintln!("wrote {} files", outputs.len());
+    for path in &orphans {
+        std::fs::remove_file(path).with_context(|| format!("{}: cannot remove", path.display()))?;
+    }
+    eprintln!(
+        "wrote {} files, removed {} charts no result makes any more",
+        outputs.len(),
+        orphans.len()
+    );
     Ok(Vec::new())
+}
+
+/// The SVG files in the charts folder that these outputs do not write: charts of results that were
+/// removed or replaced, which the READMEs no longer link. The folder is the report's alone, so a
+/// stale chart would only be a stale figure left for someone to find.
+fn orphan_charts(charts: &Path, outputs: &[(PathBuf, String)]) -> Result<Vec<PathBuf>> {
+    let Ok(listed) = std::fs::read_dir(charts) else {
+        return Ok(Vec::new()); // no folder yet: nothing left over
+    };
+    let written: std::collections::BTreeSet<&Path> =
+        outputs.iter().map(|(path, _)| path.as_path()).collect();
+    let mut orphans = Vec::new();
+    for entry in listed {
+        let path = entry
+            .with_context(|| format!("{}: cannot list", charts.display()))?
+            .path();
+        if path.extension().is_some_and(|e| e == "svg") && !written.contains(path.as_path()) {
+            orphans.push(path);
+        }
+    }
+    orphans.sort();
+    Ok(orphans)
 }
 
 /// The bench result files, the memory runs (`*.json`, from `--bin memory`) and the load runs

@@ -207,6 +207,32 @@ fn check_reports_stale_outputs_and_writes_nothing() {
     assert_eq!(work.read("README.md"), fixture("README.md"));
 }
 
+#[test]
+fn charts_no_result_makes_are_reported_by_check_and_removed() {
+    let work = both_sizes();
+    run(&work.args()).unwrap();
+    // A chart of a result that has since been removed, and a file that is not a chart.
+    let orphan = work.path("docs/charts/load-rust-links-b100000-p99.svg");
+    std::fs::write(&orphan, "<svg/>").unwrap();
+    std::fs::write(work.path("docs/charts/notes.txt"), "kept").unwrap();
+    let check = Args {
+        check: true,
+        ..work.args()
+    };
+    assert_eq!(
+        run(&check).unwrap(),
+        vec![format!(
+            "{} (no result makes it: remove it)",
+            orphan.display()
+        )]
+    );
+    assert!(orphan.exists(), "--check removed a file");
+    run(&work.args()).unwrap();
+    assert!(!orphan.exists());
+    assert_eq!(work.read("docs/charts/notes.txt"), "kept");
+    assert_eq!(run(&check).unwrap(), Vec::<String>::new());
+}
+
 /// Runs the report on the fixture with one line changed; returns its error and checks that
 /// nothing was written.
 fn refusal(name: &str, edit: impl Fn(&str) -> String) -> String {
