@@ -27,6 +27,15 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
         return LoadCell.Measure(main, background, Enumerable.Range(0, K).Select(client).ToList(), tasks, plans, Short, $"typical/{op}");
     }
 
+    /// <summary>The typical suite's background loaded into a database of the test server claimed for
+    /// this test, with the client the checks use and the store they check.</summary>
+    (StackExchangeClient Checks, RedisStore<UsageRequest, Entry, UsageCodec> Main, Background<UsageRequest, Entry, UsageModel> Background) LoadedRedis()
+    {
+        var checks = new StackExchangeClient(redis.Claim());
+        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server.Calls);
+        return (checks, main, Stores.Load(main, new UsageModel(), Typical, Sizes, 2 * B, "Redis"));
+    }
+
     static void Measured((long Requests, double PerSecond, Latency Latency) figures)
     {
         Assert.True(figures.Requests > 0 && figures.PerSecond > 0, $"{figures}");
@@ -61,9 +70,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Theory, MemberData(nameof(ClientIds))]
     public void EveryClientServesConcurrentUsersInItsOwnWay(string clientId)
     {
-        var checks = new StackExchangeClient(redis.Claim());
-        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server.Calls);
-        var background = Stores.Load(main, new UsageModel(), Typical, Sizes, 2 * B, "Redis");
+        var (checks, main, background) = LoadedRedis();
         using var concurrent = new Clients.Concurrent(clientId, redis.Server);
         Assert.Equal(clientId == "StackExchange.Redis", concurrent.Tasks);
         foreach (var depth in Spec.File.Load!.ClientDepths.Append(16))
@@ -96,9 +103,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Theory, MemberData(nameof(ClientIds))]
     public void AWrongReplyFailsTheCellNamingTheUser(string clientId)
     {
-        var checks = new StackExchangeClient(redis.Claim());
-        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server.Calls);
-        var background = Stores.Load(main, new UsageModel(), Typical, Sizes, 2 * B, "Redis");
+        var (checks, main, background) = LoadedRedis();
         using var concurrent = new Clients.Concurrent(clientId, redis.Server);
         var e = Assert.Throws<ValidationException>(() => Cell(main, background, "kv_get", 1,
             c => new RedisStore<UsageRequest, Entry, UsageCodec>(new Lying(concurrent.For(c), "GET"), redis.Server.Calls, checks) { Mode = Mode.NonTransaction }, concurrent.Tasks));
@@ -108,9 +113,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Fact]
     public void AStoreLeftChangedFailsAfterTheLoad()
     {
-        var checks = new StackExchangeClient(redis.Claim());
-        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server.Calls);
-        var background = Stores.Load(main, new UsageModel(), Typical, Sizes, 2 * B, "Redis");
+        var (checks, main, background) = LoadedRedis();
         // Each SET writes one more than asked, so its undo (SET k k) leaves k at k + 1: every reply
         // is as the model says, and only the background check after the load can tell.
         var e = Assert.Throws<ValidationException>(() => Cell(main, background, "kv_set", 1,
