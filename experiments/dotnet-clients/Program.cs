@@ -38,9 +38,9 @@ using (server)
         server.Claim([Payload.Pattern], allowFlush: false);
         var endpoint = new Uri(server.Url);
         using var clients = new Disposables<IClient>([
-            new StackExchangeClient(server.Connection.GetDatabase()),
-            new FreeRedisClient(endpoint.Host, endpoint.Port),
-            new CSRedisCoreClient(endpoint.Host, endpoint.Port),
+            new global::Clients.StackExchangeClient(server.Connection.GetDatabase()),
+            new global::Clients.FreeRedisClient(endpoint.Host, endpoint.Port),
+            new global::Clients.CSRedisCoreClient(endpoint.Host, endpoint.Port),
         ]);
         foreach (var client in clients.Items)
         foreach (var mode in Modes.All)
