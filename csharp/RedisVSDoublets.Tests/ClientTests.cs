@@ -23,9 +23,9 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
     {
         var def = Spec.File.Clients.Single(c => c.Id == clientId);
         var checks = new StackExchangeClient(redis.Claim());
-        var background = Stores.Load(new RedisStore<TRequest, TFound, TCodec>(checks, redis.Server.Calls), model, Suite(suite), Sizes, Sizes[0] + Sizes[1], "Redis");
+        var background = Stores.Load(new RedisStore<TRequest, TFound, TCodec>(checks, redis.Server), model, Suite(suite), Sizes, Sizes[0] + Sizes[1], "Redis");
         using var client = Clients.Open(clientId, redis.Server);
-        var store = new RedisStore<TRequest, TFound, TCodec>(client, redis.Server.Calls, checks);
+        var store = new RedisStore<TRequest, TFound, TCodec>(client, redis.Server, checks);
         foreach (var mode in Modes.All.Where(m => def.Refuses(suite, m) is null))
         {
             store.Mode = mode;
@@ -83,9 +83,9 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
         var def = Spec.File.Clients.Single(c => c.Id == clientId);
         var checks = new StackExchangeClient(redis.Claim());
         // The background's values are 16 bytes, which the damage leaves alone: the load passes.
-        var background = Stores.Load(new RedisStore<PayloadRequest, Stored, PayloadCodec>(checks, redis.Server.Calls), new PayloadModel(), Suite("payload"), Sizes, 48, "Redis");
+        var background = Stores.Load(new RedisStore<PayloadRequest, Stored, PayloadCodec>(checks, redis.Server), new PayloadModel(), Suite("payload"), Sizes, 48, "Redis");
         using var client = new Damaging(Clients.Open(clientId, redis.Server));
-        var store = new RedisStore<PayloadRequest, Stored, PayloadCodec>(client, redis.Server.Calls, checks);
+        var store = new RedisStore<PayloadRequest, Stored, PayloadCodec>(client, redis.Server, checks);
         var prepared = new Prepared<PayloadRequest, Stored>(Suite("payload").Operations.Single(o => o.Id == "payload_2kib"), Sizes);
         var key = Sizes[0] + 1;
         var expected = Values.Of(key, 2048)[19];
@@ -109,9 +109,9 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
     {
         Assert.NotNull(Spec.File.Clients.Single(c => c.Id == "FreeRedis").Refuses("payload", Mode.Transaction));
         var checks = new StackExchangeClient(redis.Claim());
-        var background = Stores.Load(new RedisStore<PayloadRequest, Stored, PayloadCodec>(checks, redis.Server.Calls), new PayloadModel(), Suite("payload"), Sizes, 48, "Redis");
+        var background = Stores.Load(new RedisStore<PayloadRequest, Stored, PayloadCodec>(checks, redis.Server), new PayloadModel(), Suite("payload"), Sizes, 48, "Redis");
         using var client = Clients.Open("FreeRedis", redis.Server);
-        var store = new RedisStore<PayloadRequest, Stored, PayloadCodec>(client, redis.Server.Calls, checks) { Mode = Mode.Transaction };
+        var store = new RedisStore<PayloadRequest, Stored, PayloadCodec>(client, redis.Server, checks) { Mode = Mode.Transaction };
         var prepared = new Prepared<PayloadRequest, Stored>(Suite("payload").Operations.Single(o => o.Id == "payload_2kib"), Sizes);
         var e = Assert.Throws<ValidationException>(() => Checks.Cell(prepared, store, background, "payload_2kib/Redis_Transaction_FreeRedis", () => { }));
         Assert.Matches("GET p:41: byte [0-9]+ is 0xef, expected 0x[89a-f][0-9a-f]", e.Message);

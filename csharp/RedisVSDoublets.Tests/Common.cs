@@ -15,7 +15,7 @@ public sealed class RedisFixture : IDisposable
     public RedisStore<TRequest, TFound, TCodec> Store<TRequest, TFound, TCodec>()
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
-        where TCodec : struct, IRedisCodec<TRequest, TFound> => new(new StackExchangeClient(Claim()), Server.Calls);
+        where TCodec : struct, IRedisCodec<TRequest, TFound> => new(new StackExchangeClient(Claim()), Server);
 
     public void Dispose() => Server.Dispose();
 }
@@ -33,7 +33,7 @@ public static class Stores
         yield return ("united", () => new DoubletsLinks(Layout.United));
         yield return ("split", () => new DoubletsLinks(Layout.Split));
         foreach (var mode in Modes.All)
-            yield return (redis.Server.Backend(mode), () => new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(redis.Claim()), redis.Server.Calls) { Mode = mode });
+            yield return (redis.Server.Backend(mode), () => new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(redis.Claim()), redis.Server) { Mode = mode });
     }
 
     public static IEnumerable<(string Name, Func<IStore<UsageRequest, Entry>> Make)> Usage(RedisFixture redis)
@@ -41,7 +41,7 @@ public static class Stores
         yield return ("united", () => new DoubletsUsage(Layout.United));
         yield return ("split", () => new DoubletsUsage(Layout.Split));
         foreach (var mode in Modes.All)
-            yield return (redis.Server.Backend(mode), () => new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(redis.Claim()), redis.Server.Calls) { Mode = mode });
+            yield return (redis.Server.Backend(mode), () => new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(redis.Claim()), redis.Server) { Mode = mode });
     }
 
     /// <summary>Loads a suite's background at <paramref name="sizes"/> into the store and the model, checked.</summary>

@@ -32,7 +32,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
     (StackExchangeClient Checks, RedisStore<UsageRequest, Entry, UsageCodec> Main, Background<UsageRequest, Entry, UsageModel> Background) LoadedRedis()
     {
         var checks = new StackExchangeClient(redis.Claim());
-        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server.Calls);
+        var main = new RedisStore<UsageRequest, Entry, UsageCodec>(checks, redis.Server);
         return (checks, main, Stores.Load(main, new UsageModel(), Typical, Sizes, 2 * B, "Redis"));
     }
 
@@ -76,7 +76,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
         foreach (var depth in Spec.File.Load!.ClientDepths.Append(16))
         {
             var mode = depth == 1 ? Mode.NonTransaction : Mode.Pipeline;
-            Measured(Cell(main, background, "kv_set", depth, c => new RedisStore<UsageRequest, Entry, UsageCodec>(concurrent.For(c), redis.Server.Calls, checks) { Mode = mode }, concurrent.Tasks));
+            Measured(Cell(main, background, "kv_set", depth, c => new RedisStore<UsageRequest, Entry, UsageCodec>(concurrent.For(c), redis.Server, checks) { Mode = mode }, concurrent.Tasks));
         }
     }
 
@@ -106,7 +106,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
         var (checks, main, background) = LoadedRedis();
         using var concurrent = new Clients.Concurrent(clientId, redis.Server);
         var e = Assert.Throws<ValidationException>(() => Cell(main, background, "kv_get", 1,
-            c => new RedisStore<UsageRequest, Entry, UsageCodec>(new Lying(concurrent.For(c), "GET"), redis.Server.Calls, checks) { Mode = Mode.NonTransaction }, concurrent.Tasks));
+            c => new RedisStore<UsageRequest, Entry, UsageCodec>(new Lying(concurrent.For(c), "GET"), redis.Server, checks) { Mode = Mode.NonTransaction }, concurrent.Tasks));
         Assert.Matches(@"typical/kv_get: client \d of 4: a wrong reply to .*expected Entry \{ Key = (\d+), Value = \1 \}", e.Message);
     }
 
@@ -117,7 +117,7 @@ public class LoadTests(RedisFixture redis) : IClassFixture<RedisFixture>
         // Each SET writes one more than asked, so its undo (SET k k) leaves k at k + 1: every reply
         // is as the model says, and only the background check after the load can tell.
         var e = Assert.Throws<ValidationException>(() => Cell(main, background, "kv_set", 1,
-            _ => new RedisStore<UsageRequest, Entry, UsageCodec>(new Lying(checks, "SET"), redis.Server.Calls, checks) { Mode = Mode.NonTransaction }, tasks: false));
+            _ => new RedisStore<UsageRequest, Entry, UsageCodec>(new Lying(checks, "SET"), redis.Server, checks) { Mode = Mode.NonTransaction }, tasks: false));
         Assert.Contains("typical/kv_set: the background is damaged", e.Message);
         Assert.EndsWith("(after the load)", e.Message);
     }

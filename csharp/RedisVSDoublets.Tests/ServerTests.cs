@@ -4,7 +4,8 @@ namespace RedisVSDoublets.Tests;
 /// Servers by capability, as the Rust side's tests/servers.rs: a server with scripts only runs the
 /// links library as a script, a server with neither functions nor scripts is refused before any
 /// work, and Garnet (the .NET tool this repository pins) passes every check Redis passes, started
-/// by the tests or reached as a server a person runs. Every server here is real and disposable.
+/// by the tests or reached as a server a person runs, and answers a pipeline of tens of megabytes
+/// through every client in the spec's windows. Every server here is real and disposable.
 /// </summary>
 public class ServerTests
 {
@@ -22,7 +23,7 @@ public class ServerTests
     static void EveryCheckPasses(RedisServer server)
     {
         var spec = Stores.Spec();
-        var links = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(server.Claim([], false)), server.Calls);
+        var links = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(server.Claim([], false)), server);
         var linksBackground = Stores.Load(links, new LinksModel(), spec.Suites[0], Sizes, 60, server.Kind.Name);
         foreach (var mode in Modes.All)
         {
@@ -30,7 +31,7 @@ public class ServerTests
             Stores.EveryOperation(links, linksBackground, spec.Suites[0], Sizes, server.Backend(mode));
         }
         // A disposable server's database is emptied when the next suite claims it.
-        var usage = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(server.Claim([], false)), server.Calls);
+        var usage = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(server.Claim([], false)), server);
         var usageBackground = Stores.Load(usage, new UsageModel(), spec.Suites[1], Sizes, 60, server.Kind.Name);
         foreach (var mode in Modes.All)
         {
@@ -76,6 +77,40 @@ public class ServerTests
         server.Connection.GetDatabase().Execute("FLUSHDB");
         using var theirs = RedisServer.At(server.Url, Stores.Spec().File.Servers);
         Assert.Equal(("garnet", "Garnet_Pipeline"), (theirs.Kind.Id, theirs.Backend(Mode.Pipeline)));
+    }
+
+    /// <summary>
+    /// One measured iteration of payload_20kib at N = 1,000 (1,000 SET+GET pairs of 20 KiB: 20 MB of
+    /// commands, 20 MB of replies), pipelined through the client: whether it finished within 20 s
+    /// (it takes well under one).
+    /// </summary>
+    static bool TwentyMegabytesFinish(RedisServer server, string clientId)
+    {
+        var operation = Stores.Spec().Suites.Single(s => s.Id == "payload").Operations.Single(o => o.Id == "payload_20kib");
+        var prepared = new Prepared<PayloadRequest, Stored>(operation, [1000, 1000]);
+        var client = Clients.Open(clientId, server);
+        var store = new RedisStore<PayloadRequest, Stored, PayloadCodec>(client, server) { Mode = Mode.Pipeline };
+        var run = Task.Run(() => prepared.Measure(store, $"payload_20kib through {clientId}"));
+        return run.Wait(TimeSpan.FromSeconds(20));
+    }
+
+    /// <summary>
+    /// FreeRedis and CSRedisCore write a whole pipeline before they read a reply, and Garnet stops
+    /// reading while its replies wait: without windows a pipeline of 20 MB never finishes there.
+    /// </summary>
+    [Fact]
+    public void GarnetAnswersAPipelineOfTwentyMegabytesThroughEveryClientInTheSpecsWindows()
+    {
+        using (var server = RedisServer.Start(Stores.Kind("garnet"), RedisFixture.Root))
+        {
+            Assert.Equal(1 << 20, server.Kind.PipelineWindow);
+            foreach (var client in Stores.Spec().File.Clients)
+                Assert.True(TwentyMegabytesFinish(server, client.Id), $"the windowed pipeline through {client.Id} hung");
+        }
+        var whole = Stores.Kind("garnet");
+        whole.PipelineWindow = long.MaxValue;
+        using (var server = RedisServer.Start(whole, RedisFixture.Root))
+            Assert.False(TwentyMegabytesFinish(server, "FreeRedis"), "Garnet answered 20 MB written before any reply was read: the windows may not be needed");
     }
 
     [Fact]

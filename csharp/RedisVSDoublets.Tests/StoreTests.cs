@@ -213,7 +213,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         {
             using (var foreign = SomeoneElses())
             {
-                var store = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(foreign.Claim(LinksCodec.Keys, allowFlush: false)), foreign.Calls);
+                var store = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(foreign.Claim(LinksCodec.Keys, allowFlush: false)), foreign);
                 EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), spec.Suites[0], "redis");
                 Assert.Contains(Library.Links.Name, Libraries(db));
             }

@@ -9,7 +9,33 @@ namespace RedisVSDoublets;
 /// A command by name, as a suite's codec builds it. <paramref name="Bytes"/> asks for a string
 /// reply as bytes (a payload's value), where a client would otherwise decode it as text.
 /// </summary>
-public readonly record struct Command(string Name, object[] Args, bool Bytes = false);
+public readonly record struct Command(string Name, object[] Args, bool Bytes = false)
+{
+    /// <summary>The bytes its name and arguments carry (a number as its decimal digits), as the
+    /// pipeline windows count them.</summary>
+    public long Size()
+    {
+        long size = Name.Length;
+        foreach (var arg in Args)
+            size += arg switch
+            {
+                byte[] bytes => bytes.Length,
+                string text => System.Text.Encoding.UTF8.GetByteCount(text),
+                ulong n => Digits(n),
+                long n => n < 0 ? 1 + Digits((ulong)-n) : Digits((ulong)n),
+                int n => n < 0 ? 1 + Digits((ulong)-(long)n) : Digits((ulong)n),
+                _ => Convert.ToString(arg, System.Globalization.CultureInfo.InvariantCulture)?.Length ?? 0,
+            };
+        return size;
+    }
+
+    static int Digits(ulong n)
+    {
+        var digits = 1;
+        while (n >= 10) (n, digits) = (n / 10, digits + 1);
+        return digits;
+    }
+}
 
 /// <summary>
 /// One reply, whatever client read it: StackExchange.Redis's RedisResult, or the plain objects

@@ -124,14 +124,14 @@ public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyL
             try
             {
                 var checks = new StackExchangeClient(server.Claim(TCodec.Keys, allowFlush));
-                var main = new RedisStore<TRequest, TFound, TCodec>(checks, server.Calls);
+                var main = new RedisStore<TRequest, TFound, TCodec>(checks, server);
                 var loaded = Load(main, server.Describe());
                 foreach (var group in chosen.GroupBy(s => s.Client!))
                 {
                     using var concurrent = new Clients.Concurrent(group.Key.Id, server);
                     foreach (var (backend, _, depth) in group)
                         Cells(suite, backend, depth, main, loaded,
-                            c => new RedisStore<TRequest, TFound, TCodec>(concurrent.For(c), server.Calls, checks) { Mode = ModeOf(depth) },
+                            c => new RedisStore<TRequest, TFound, TCodec>(concurrent.For(c), server, checks) { Mode = ModeOf(depth) },
                             concurrent.Tasks);
                 }
                 loaded.Verify(main, server.Describe());

@@ -287,11 +287,11 @@ public sealed class Bench(Options options)
             try
             {
                 var checks = new StackExchangeClient(server.Claim(TCodec.Keys, allowFlush));
-                var loaded = Load(new RedisStore<TRequest, TFound, TCodec>(checks, server.Calls), server.Kind.Name);
+                var loaded = Load(new RedisStore<TRequest, TFound, TCodec>(checks, server), server.Kind.Name);
                 foreach (var group in cells.GroupBy(c => c.client))
                 {
                     using var client = Clients.Open(group.Key.Id, server);
-                    var redis = new RedisStore<TRequest, TFound, TCodec>(client, server.Calls, checks);
+                    var redis = new RedisStore<TRequest, TFound, TCodec>(client, server, checks);
                     foreach (var (_, mode, name, backend) in group)
                     {
                         redis.Mode = mode;

@@ -30,12 +30,12 @@ public interface IRedisCodec<TRequest, TFound>
 }
 
 /// <summary>
-/// One database of a server holding a suite's data, reached through <paramref name="client"/> in
-/// <see cref="Mode"/>; <paramref name="calls"/> says how this server calls the library. Checks and
-/// loads go through <paramref name="checks"/> (the bench gives every client's store the same
+/// One database of <paramref name="server"/> holding a suite's data, reached through
+/// <paramref name="client"/> in <see cref="Mode"/>, calling the library as the server does. Checks
+/// and loads go through <paramref name="checks"/> (the bench gives every client's store the same
 /// StackExchange.Redis one), or through the client itself, pipelined in chunks.
 /// </summary>
-public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Calls calls, IRedisClient? checks = null) : IStore<TRequest, TFound>, ILoadClient<TRequest, TFound>
+public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, RedisServer server, IRedisClient? checks = null) : IStore<TRequest, TFound>, ILoadClient<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TCodec : struct, IRedisCodec<TRequest, TFound>
@@ -47,6 +47,8 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Ca
 
     // Reused from batch to batch, so a measured iteration allocates only what its client does.
     readonly IRedisClient checks = checks ?? client;
+    readonly Calls calls = server.Calls;
+    readonly long window = server.Kind.PipelineWindow;
     Command[] commands = [];
     Reply[] replies = [];
 
@@ -97,15 +99,39 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Ca
             RunBatched(checks, batch[start..Math.Min(batch.Length, start + Chunk)], atomic: false, ref sink);
     }
 
-    /// <summary>Sends a batch as one transaction or pipeline; returns when every reply is read.</summary>
+    /// <summary>
+    /// Sends a batch as one transaction, or as a pipeline in windows of at most the spec's
+    /// pipeline_window_bytes of commands (a larger command alone), each window's replies read before
+    /// the next is written; returns when every reply is read. FreeRedis and CSRedisCore write a whole
+    /// pipeline before reading, and a server that stops reading while its replies wait (Garnet does
+    /// past about 10 MB) would never answer; a transaction's commands are answered QUEUED until EXEC.
+    /// </summary>
     void RunBatched<TSink>(IRedisClient through, ReadOnlySpan<TRequest> batch, bool atomic, ref TSink sink) where TSink : struct, ISink<TFound>
     {
-        if (batch.IsEmpty) return;
         var codec = default(TCodec);
         if (commands.Length < batch.Length) (commands, replies) = (new Command[batch.Length], new Reply[batch.Length]);
-        for (var k = 0; k < batch.Length; k++) commands[k] = codec.Command(batch[k], calls);
-        through.Batch(commands.AsSpan(0, batch.Length), atomic, replies.AsSpan(0, batch.Length));
-        for (var k = 0; k < batch.Length; k++) codec.Decode(batch[k], replies[k], ref sink);
+        var (start, bytes) = (0, 0L);
+        for (var k = 0; k < batch.Length; k++)
+        {
+            commands[k] = codec.Command(batch[k], calls);
+            var size = commands[k].Size();
+            if (!atomic && k > start && bytes + size > window)
+            {
+                Window(through, batch, start, k, atomic, ref sink);
+                (start, bytes) = (k, 0);
+            }
+            bytes += size;
+        }
+        Window(through, batch, start, batch.Length, atomic, ref sink);
+    }
+
+    /// <summary>Sends the built commands from <paramref name="start"/> to <paramref name="end"/> together and decodes their replies.</summary>
+    void Window<TSink>(IRedisClient through, ReadOnlySpan<TRequest> batch, int start, int end, bool atomic, ref TSink sink) where TSink : struct, ISink<TFound>
+    {
+        if (start == end) return; // an empty batch is not a command
+        var codec = default(TCodec);
+        through.Batch(commands.AsSpan(start, end - start), atomic, replies.AsSpan(start, end - start));
+        for (var k = start; k < end; k++) codec.Decode(batch[k], replies[k], ref sink);
     }
 }
 

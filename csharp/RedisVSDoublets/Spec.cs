@@ -65,6 +65,10 @@ public sealed class ServerDef
     public List<string> Start { get; set; } = [];
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
+    /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
+    /// pipeline_window_bytes, given to every server (unbounded when it sets none).</summary>
+    [YamlDotNet.Serialization.YamlIgnore]
+    public long PipelineWindow { get; set; } = long.MaxValue;
     public Text Description { get; set; } = new();
 }
 
@@ -146,6 +150,8 @@ public sealed class SpecFile
     public string FamilyEnv { get; set; } = "";
     public string ServerEnv { get; set; } = "";
     public List<ServerDef> Servers { get; set; } = [];
+    /// <summary>How many bytes of commands a Pipeline backend writes before reading their replies.</summary>
+    public long? PipelineWindowBytes { get; set; }
     /// <summary>The paths, relative to the repository, whose files a result's fingerprint covers.</summary>
     public List<string> Fingerprint { get; set; } = [];
     public List<ClientDef> Clients { get; set; } = [];
@@ -332,9 +338,14 @@ public sealed class Spec
         Duplicates("server", file.Servers.Select(s => s.Id), At);
         if (file.Servers.Count > 0 && file.ServerEnv.Length == 0)
             throw new SpecException($"{At("id: " + file.Servers[0].Id)}: servers need server_env, the variable that picks them");
+        if (file.PipelineWindowBytes <= 0)
+            throw new SpecException($"{At("pipeline_window_bytes:")}: pipeline_window_bytes must be a positive number of bytes");
         foreach (var server in file.Servers)
+        {
             if (!server.Start.Any(a => a.Contains("{port}", StringComparison.Ordinal)))
                 throw new SpecException($"{At("id: " + server.Id)}: start: the command must take {{port}}");
+            server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;
+        }
         foreach (var backend in file.Backends)
         {
             if (file.Families.All(f => f.Id != backend.Family))

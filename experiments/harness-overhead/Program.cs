@@ -79,17 +79,17 @@ using (server)
     try
     {
         var db = server.Claim(LinksCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(db), server.Calls);
+        var redis = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(db), server);
         Suite<LinkRequest, Link, LinksModel, RedisStore<LinkRequest, Link, LinksCodec>>("links", modes, redis, new LinksModel(), k => redis.Mode = Modes.All[k],
-            batch => Overhead.BareRedis<LinkRequest, Link, LinksCodec>(db, server.Calls, redis.Mode, batch));
+            batch => Overhead.BareRedis<LinkRequest, Link, LinksCodec>(db, server.Calls, server.Kind.PipelineWindow, redis.Mode, batch));
     }
     finally { server.Release(); }
     try
     {
         var db = server.Claim(UsageCodec.Keys, allowFlush: false);
-        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(db), server.Calls);
+        var redis = new RedisStore<UsageRequest, Entry, UsageCodec>(new StackExchangeClient(db), server);
         Suite<UsageRequest, Entry, UsageModel, RedisStore<UsageRequest, Entry, UsageCodec>>("typical", modes, redis, new UsageModel(), k => redis.Mode = Modes.All[k],
-            batch => Overhead.BareRedis<UsageRequest, Entry, UsageCodec>(db, server.Calls, redis.Mode, batch));
+            batch => Overhead.BareRedis<UsageRequest, Entry, UsageCodec>(db, server.Calls, server.Kind.PipelineWindow, redis.Mode, batch));
     }
     finally { server.Release(); }
 }
@@ -167,8 +167,8 @@ static unsafe class Overhead
         public void Add(in Entry found) => Sum += found.Value;
     }
 
-    /// <summary>StackExchange.Redis as its user calls it: the same commands, one by one, batched or in a transaction, every reply read.</summary>
-    public static ulong BareRedis<TRequest, TFound, TCodec>(IDatabase db, Calls calls, Mode mode, TRequest[] batch)
+    /// <summary>StackExchange.Redis as its user calls it: the same commands, one by one, in a transaction, or batched in the spec's windows, every reply read.</summary>
+    public static ulong BareRedis<TRequest, TFound, TCodec>(IDatabase db, Calls calls, long window, Mode mode, TRequest[] batch)
         where TCodec : struct, IRedisCodec<TRequest, TFound>
     {
         var codec = default(TCodec);
@@ -194,11 +194,21 @@ static unsafe class Overhead
         }
         else
         {
-            var pipeline = db.CreateBatch();
+            // Pipelined in windows of at most `window` bytes of commands, each window's replies
+            // read before the next is written, as the spec's pipeline_window_bytes says.
+            var (pipeline, bytes, start) = (db.CreateBatch(), 0L, 0);
             for (var k = 0; k < batch.Length; k++)
             {
-                var (command, args, _) = codec.Command(batch[k], calls);
-                replies[k] = pipeline.ExecuteAsync(command, args);
+                var built = codec.Command(batch[k], calls);
+                var size = built.Size();
+                if (bytes > 0 && bytes + size > window)
+                {
+                    pipeline.Execute();
+                    for (; start < k; start++) GC.KeepAlive(replies[start].GetAwaiter().GetResult());
+                    (pipeline, bytes) = (db.CreateBatch(), 0);
+                }
+                bytes += size;
+                replies[k] = pipeline.ExecuteAsync(built.Name, built.Args);
             }
             pipeline.Execute();
         }

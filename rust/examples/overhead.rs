@@ -21,7 +21,7 @@ use redis_vs_doublets::{
     links::{self, DoubletsLinks, LinkRequest, LinksModel},
     load_spec,
     redis_server::{self, Server},
-    redis_store::{Mode, RedisRequest, RedisStore},
+    redis_store::{arg_bytes, Mode, RedisRequest, RedisStore},
     spec::Spec,
     store::{Model, Request, Store},
     typical::{self, DoubletsUsage, UsageModel, UsageRequest},
@@ -195,8 +195,8 @@ trait Bare<R> {
     fn switch(&mut self, _k: usize) {}
 }
 
-/// redis-rs as its user calls it: the same commands, sent one by one or in one pipeline
-/// (MULTI/EXEC around it for a transaction), the replies read as values.
+/// redis-rs as its user calls it: the same commands, sent one by one, in one MULTI/EXEC, or
+/// pipelined in windows of at most `window` bytes of commands, the replies read as values.
 impl<R: RedisRequest> Bare<R> for RedisStore {
     fn bare(&mut self, batch: &[R]) -> u64 {
         if batch.is_empty() {
@@ -207,15 +207,31 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
                 .iter()
                 .map(|r| r.command(self.calls).query::<Value>(&mut self.con))
                 .collect::<Result<Vec<_>, _>>(),
-            mode => {
+            Mode::Transaction => {
                 let mut pipe = redis::pipe();
-                if mode == Mode::Transaction {
-                    pipe.atomic();
-                }
+                pipe.atomic();
                 batch.iter().for_each(|r| {
                     pipe.add_command(r.command(self.calls));
                 });
                 pipe.query::<Vec<Value>>(&mut self.con)
+            }
+            Mode::Pipeline => {
+                let (mut pipe, mut bytes, mut replies) = (redis::pipe(), 0, Vec::new());
+                for request in batch {
+                    let command = request.command(self.calls);
+                    let size: usize = command.args_iter().map(arg_bytes).sum();
+                    if bytes > 0 && bytes + size > self.window {
+                        let window = pipe.query::<Vec<Value>>(&mut self.con);
+                        replies.extend(window.expect("a bare Redis window failed"));
+                        (pipe, bytes) = (redis::pipe(), 0);
+                    }
+                    bytes += size;
+                    pipe.add_command(command);
+                }
+                pipe.query::<Vec<Value>>(&mut self.con).map(|last| {
+                    replies.extend(last);
+                    replies
+                })
             }
         };
         replies.expect("a bare Redis batch failed").len() as u64

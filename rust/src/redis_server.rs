@@ -546,6 +546,7 @@ impl Server {
             con: self.claim(patterns, allow_flush)?,
             mode,
             calls: self.scripting.calls(),
+            window: self.kind.pipeline_window,
         })
     }
 
@@ -564,6 +565,7 @@ impl Server {
             con,
             mode,
             calls: self.scripting.calls(),
+            window: self.kind.pipeline_window,
         })
     }
 

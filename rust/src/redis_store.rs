@@ -18,7 +18,7 @@ pub enum Mode {
     NonTransaction,
     /// The iteration's requests in one MULTI/EXEC.
     Transaction,
-    /// The iteration's requests pipelined; replies read at the end.
+    /// The iteration's requests pipelined, in windows of the spec's pipeline_window_bytes.
     Pipeline,
 }
 
@@ -75,36 +75,71 @@ pub struct RedisStore<C = Connection> {
     pub mode: Mode,
     /// How this server calls the library's functions.
     pub calls: &'static Calls,
+    /// The most bytes of commands a pipeline writes before reading their replies.
+    pub window: usize,
 }
 
 impl<C: ConnectionLike> RedisStore<C> {
-    /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply.
+    /// Sends `batch` as one pipeline (atomic: in MULTI/EXEC) and decodes every reply. A pipeline
+    /// goes in windows of at most `window` bytes of commands (a command larger than that alone),
+    /// each window's replies read before the next is written: redis-rs writes a whole pipeline
+    /// before reading, and a server that stops reading while its replies wait (Garnet does past
+    /// about 10 MB) would otherwise never answer. A transaction cannot be split, and needs no
+    /// windows: its commands are answered QUEUED until EXEC.
     pub fn pipelined<R: RedisRequest>(
         &mut self,
         batch: &[R],
         atomic: bool,
         found: &mut impl FnMut(R::Found),
     ) -> anyhow::Result<()> {
-        if batch.is_empty() {
-            return Ok(());
-        }
         let mut pipe = redis::pipe();
         if atomic {
             pipe.atomic();
         }
-        for request in batch {
-            pipe.add_command(request.command(self.calls));
+        let (mut start, mut bytes) = (0, 0);
+        for (k, request) in batch.iter().enumerate() {
+            let command = request.command(self.calls);
+            let size: usize = command.args_iter().map(arg_bytes).sum();
+            if !atomic && k > start && bytes + size > self.window {
+                self.window_of(&pipe, &batch[start..k], found)?;
+                pipe.clear();
+                (start, bytes) = (k, 0);
+            }
+            bytes += size;
+            pipe.add_command(command);
+        }
+        self.window_of(&pipe, &batch[start..], found)
+    }
+
+    /// Sends one window of a pipeline and decodes its replies.
+    fn window_of<R: RedisRequest>(
+        &mut self,
+        pipe: &redis::Pipeline,
+        requests: &[R],
+        found: &mut impl FnMut(R::Found),
+    ) -> anyhow::Result<()> {
+        if requests.is_empty() {
+            return Ok(()); // an empty pipeline is not a command
         }
         let replies: Vec<Value> = pipe
             .query(&mut self.con)
             .context("a pipelined batch failed")?;
-        if replies.len() != batch.len() {
-            bail!("{} replies to {} requests", replies.len(), batch.len());
+        if replies.len() != requests.len() {
+            bail!("{} replies to {} requests", replies.len(), requests.len());
         }
-        for (request, reply) in batch.iter().zip(replies) {
+        for (request, reply) in requests.iter().zip(replies) {
             request.decode(reply, found)?;
         }
         Ok(())
+    }
+}
+
+/// The bytes an argument of a command carries (a cursor argument, which SCAN's iterator fills in,
+/// counts as none).
+pub fn arg_bytes(arg: redis::Arg<&[u8]>) -> usize {
+    match arg {
+        redis::Arg::Simple(bytes) => bytes.len(),
+        _ => 0,
     }
 }
 

@@ -1,5 +1,5 @@
 //! The payload suite on real servers: every operation passes the bench's cell sequence in every
-//! mode, and a client whose GET returns one damaged byte fails the cell, naming the key and the
+//! mode and in pipeline windows of any size, and a client whose GET returns one damaged byte fails the cell, naming the key and the
 //! byte. The values carry bytes no text encoding keeps.
 
 mod common;
@@ -14,20 +14,22 @@ use redis_vs_doublets::{
 
 const SIZES: [u64; 2] = [30, 6];
 
+/// Every mode with the spec's pipeline windows, then pipelines in windows smaller than a command
+/// (each alone) and in windows that split the SET+GET pairs of 2 KiB and 20 KiB between them:
+/// every reply still reaches its own request.
 #[test]
-fn every_operation_passes_its_checks_in_every_mode() {
+fn every_operation_passes_its_checks_in_every_mode_and_any_windows() {
     let server = common::server();
-    for mode in Mode::ALL {
-        let mut store = common::redis(&server, mode);
+    let spec_windows = Mode::ALL.map(|mode| common::redis(&server, mode));
+    let small_windows = [1, 5_000, 50_000].map(|window| RedisStore {
+        window,
+        ..common::redis(&server, Mode::Pipeline)
+    });
+    for mut store in spec_windows.into_iter().chain(small_windows) {
         let mut model = PayloadModel::default();
         let mut background = common::load(&mut store, &mut model, "payload", &SIZES, 36, "Redis");
-        common::every_operation(
-            &mut store,
-            &mut background,
-            "payload",
-            &SIZES,
-            &format!("Redis_{mode}"),
-        );
+        let backend = format!("Redis_{}", store.mode);
+        common::every_operation(&mut store, &mut background, "payload", &SIZES, &backend);
     }
 }
 
@@ -112,6 +114,7 @@ fn a_client_that_damages_one_byte_fails_the_cell() {
             con: Damaging(plain.con),
             mode,
             calls: plain.calls,
+            window: plain.window,
         };
         let mut model = PayloadModel::default();
         let mut background = common::load(&mut store, &mut model, "payload", &SIZES, 36, "Redis");

@@ -1,14 +1,19 @@
 //! Servers by capability: a server with scripts only runs the links library as a script, a server
 //! with neither functions nor scripts is refused before any work, and Garnet (the .NET tool this
 //! repository pins) passes every check Redis passes, started by the tests or reached as a server a
-//! person runs. Every server here is a real one the test starts on a free loopback port.
+//! person runs, and answers a pipeline of tens of megabytes in the spec's windows. Every server
+//! here is a real one the test starts on a free loopback port.
 
 mod common;
 
+use std::time::Duration;
+
 use redis_vs_doublets::{
+    harness::Prepared,
     links::{LinkRequest, LinksModel},
+    payload::PayloadRequest,
     redis_server::{Scripting, Server},
-    redis_store::Mode,
+    redis_store::{Mode, RedisStore},
     store::{Model, Request},
     typical::{UsageModel, UsageRequest},
 };
@@ -111,6 +116,47 @@ fn garnet_passes_every_check_redis_passes() {
     assert_eq!(
         (theirs.kind.id.as_str(), theirs.backend(Mode::Pipeline)),
         ("garnet", "Garnet_Pipeline".to_string())
+    );
+}
+
+/// One measured iteration of payload_20kib at N = 1,000 (1,000 SET+GET pairs of 20 KiB: 20 MB of
+/// commands, 20 MB of replies) on `store`, in a thread: whether it finished within 20 s (it takes
+/// well under one).
+fn twenty_megabytes_finish(store: RedisStore) -> bool {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (spec, mut store) = (common::spec(), store);
+        let operation = spec.suite("payload").unwrap().operations.iter();
+        let prepared = Prepared::<PayloadRequest>::new(
+            operation.clone().find(|o| o.id == "payload_20kib").unwrap(),
+            &[1000, 1000],
+        )
+        .unwrap();
+        prepared.measure(&mut store, "payload_20kib/Garnet_Pipeline");
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(Duration::from_secs(20)).is_ok()
+}
+
+/// redis-rs writes a whole pipeline before it reads a reply, and Garnet stops reading while its
+/// replies wait: without windows a pipeline of 20 MB never finishes (the connection is reset
+/// minutes later), with the spec's it takes a fraction of a second.
+#[test]
+fn garnet_answers_a_pipeline_of_twenty_megabytes_in_the_specs_windows() {
+    let server = Server::start(&common::kind("garnet")).unwrap();
+    let windowed = common::redis(&server, Mode::Pipeline);
+    assert_eq!(windowed.window, 1 << 20);
+    assert!(
+        twenty_megabytes_finish(windowed),
+        "the windowed pipeline hung"
+    );
+    let whole = RedisStore {
+        window: usize::MAX,
+        ..common::redis(&server, Mode::Pipeline)
+    };
+    assert!(
+        !twenty_megabytes_finish(whole),
+        "Garnet answered 20 MB written before any reply was read: the windows may not be needed"
     );
 }
 

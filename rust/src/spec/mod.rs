@@ -98,6 +98,7 @@ mod wire {
         pub server_env: String,
         #[serde(default)]
         pub servers: Vec<Server>,
+        pub pipeline_window_bytes: Option<Spanned<u64>>,
         #[serde(default)]
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
@@ -282,6 +283,9 @@ pub struct ServerKind {
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
+    /// The most bytes of commands a pipeline writes before it reads their replies (the spec's
+    /// pipeline_window_bytes; unbounded when it sets none).
+    pub pipeline_window: usize,
 }
 
 /// A Redis client library the C# harness runs every server backend through (the Rust bench has
@@ -785,6 +789,18 @@ impl Resolver<'_> {
                 "servers need server_env, the variable that picks them",
             ));
         }
+        let pipeline_window = match &wire.pipeline_window_bytes {
+            None => usize::MAX,
+            Some(bytes) => match usize::try_from(bytes.value) {
+                Ok(bytes) if bytes > 0 => bytes,
+                _ => {
+                    return Err(self.error(
+                        bytes,
+                        "pipeline_window_bytes must be a positive number of bytes",
+                    ))
+                }
+            },
+        };
         for server in wire.servers {
             if !server.start.value.iter().any(|a| a.contains("{port}")) {
                 return Err(self.error(&server.start, "start: the command must take {port}"));
@@ -798,6 +814,7 @@ impl Resolver<'_> {
                 start: server.start.value,
                 install: server.install,
                 description: server.description,
+                pipeline_window,
             });
         }
 
