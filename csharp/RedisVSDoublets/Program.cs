@@ -14,8 +14,8 @@ try
 }
 catch (Exception) when (RedisServer.Interrupted)
 {
-    // The interrupt closed the bench's connection, so the run failed; the signal handler is still
-    // removing what the run wrote and ends the process when done.
+    // The signal closed the bench's connection or stopped the servers it started, so the run
+    // failed; the handler is still removing what the run wrote and ends the process when done.
     Thread.Sleep(Timeout.Infinite);
     return 130;
 }

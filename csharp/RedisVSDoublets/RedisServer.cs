@@ -194,7 +194,7 @@ public sealed class RedisServer : IDisposable
 
     static volatile bool interrupted;
 
-    /// <summary>Whether a signal is removing what the run wrote: the run then fails (its connection is closed) and must let the handler end the process.</summary>
+    /// <summary>Whether a signal is ending the run: the run then fails (its connection is closed, or the servers it started are stopped) and must let the handler end the process.</summary>
     public static bool Interrupted => interrupted;
 
     internal static void Interrupting() => interrupted = true;
