@@ -103,20 +103,27 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             );
         }
     }
-    for run in &load {
-        let measured = run
-            .provenance
-            .get("fingerprint")
-            .cloned()
-            .unwrap_or_default();
+    // A memory or load run records its conditions as a map; either is stale like any result.
+    let fresh = |provenance: &std::collections::BTreeMap<String, String>,
+                 run: String,
+                 again: &str| {
+        let measured = provenance.get("fingerprint").map_or("", String::as_str);
         if measured != fingerprint {
             bail!(
-                "the {} load run at B = {}: it measured code with fingerprint {measured}, but the checkout's is {fingerprint}: \
-                 stale; measure again with examples/measure-load.sh --publish",
-                view::language_name(run.language()),
-                run.background
+                "{run}: it measured code with fingerprint {measured}, but the checkout's is {fingerprint}: \
+                 stale; measure again with {again}"
             );
         }
+        Ok(())
+    };
+    for run in &memory {
+        let name = format!("the memory run at B = {}", run.background);
+        fresh(&run.provenance, name, "examples/measure-memory.sh")?;
+    }
+    for run in &load {
+        let language = view::language_name(run.language());
+        let name = format!("the {language} load run at B = {}", run.background);
+        fresh(&run.provenance, name, "examples/measure-load.sh --publish")?;
     }
     let tables = tables::build(&spec, &files, args.allow_missing)?;
     if tables.is_empty() && memory.is_empty() && load.is_empty() {

@@ -166,6 +166,21 @@ fn memory_runs_become_a_table_and_a_chart_per_suite() {
 }
 
 #[test]
+fn a_memory_run_of_other_code_is_stale() {
+    let work = Workspace::new(&[("memory-b1000.json", fixture("memory-b1000.json"))]);
+    let stale = Args {
+        fingerprint: Some("0ddba11".into()),
+        ..work.args()
+    };
+    let e = format!("{:#}", run(&stale).unwrap_err());
+    assert!(
+        e.contains("the memory run at B = 1000: it measured code with fingerprint fixture")
+            && e.contains("stale"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_malformed_memory_run_is_refused_by_name() {
     let work = Workspace::new(&[("memory-b1000.json", "{\"background\": 1}".into())]);
     let error = format!("{:#}", run(&work.args()).unwrap_err());

@@ -72,6 +72,7 @@ fn run() -> anyhow::Result<()> {
         preflight::available_memory()?,
         "B",
     )?;
+    let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     redis_server::stop_on_interrupt()?;
@@ -134,6 +135,7 @@ fn run() -> anyhow::Result<()> {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         provenance.insert("families".into(), families.join(","));
+        provenance.insert("fingerprint".into(), fingerprint);
         if !servers.is_empty() {
             let (ids, described): (Vec<String>, Vec<String>) = servers.into_iter().unzip();
             provenance.insert("servers".into(), ids.join(","));
