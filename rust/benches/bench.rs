@@ -9,7 +9,7 @@ use std::{
     io::Write,
     path::Path,
     process::ExitCode,
-    time::{Duration, SystemTime},
+    time::{Duration, Instant, SystemTime},
 };
 
 use anyhow::{anyhow, bail, Context};
@@ -443,12 +443,21 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
         let cell = format!("{id}/{backend}");
         let started = SystemTime::now();
         harness::cell(prepared, store, background, &cell, |store| {
+            // Criterion fills its times with timed work alone, but each iteration also pays its
+            // untimed undo: an iteration's timed share of its wall time scales the spec's times, so
+            // that a cell takes about the spec's wall time, as the C# sampler's does. The share comes
+            // from one more iteration, which no sample includes.
+            let wall = Instant::now();
+            let timed = prepared.measure(store, &cell);
+            let share = (timed.as_secs_f64() / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0);
             let _quiet = CriterionToStderr::new();
             let mut group = runner.criterion.benchmark_group(id);
             group
                 .sample_size(sampling.samples)
-                .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds))
-                .measurement_time(Duration::from_secs_f64(sampling.measurement_seconds))
+                .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds * share))
+                .measurement_time(Duration::from_secs_f64(
+                    sampling.measurement_seconds * share,
+                ))
                 .sampling_mode(match sampling.mode {
                     spec::SamplingMode::Linear => SamplingMode::Linear,
                     spec::SamplingMode::Flat => SamplingMode::Flat,
