@@ -238,6 +238,38 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
 }
 
 #[test]
+fn the_pipeline_backends_describe_the_specs_window() {
+    // The descriptions say the window in words (the README prints them); they must say the one the
+    // spec sets, in both languages.
+    let spec = load_spec().unwrap();
+    let windows: Vec<usize> = spec.servers.iter().map(|s| s.pipeline_window).collect();
+    assert!(windows.windows(2).all(|w| w[0] == w[1]), "{windows:?}");
+    let mib = windows[0] / (1 << 20);
+    assert_eq!(mib << 20, windows[0], "a window of whole MiB");
+    let pipelines: Vec<_> = spec
+        .backends
+        .iter()
+        .filter(|b| b.name.ends_with("_Pipeline"))
+        .collect();
+    assert_eq!(pipelines.len(), spec.servers.len());
+    for backend in pipelines {
+        let d = &backend.description;
+        assert!(
+            d.en.contains(&format!("{mib} MiB")),
+            "{}: {}",
+            backend.name,
+            d.en
+        );
+        assert!(
+            d.ru.contains(&format!("{mib} МиБ")),
+            "{}: {}",
+            backend.name,
+            d.ru
+        );
+    }
+}
+
+#[test]
 fn the_load_section_names_operations_that_run_one_i_at_a_time() {
     let spec = load_spec().unwrap();
     let load = spec.load.as_ref().unwrap();
