@@ -259,7 +259,7 @@ pub struct TableView {
     chart_time: String,
     chart_relative: Option<String>,
     rounds: usize,
-    /// The command that measures this table again (both languages, this size).
+    /// The command that measures this table again (this size, in the languages measured at it).
     command: String,
 }
 
@@ -1014,7 +1014,7 @@ pub fn build(
                 tables: tables
                     .iter()
                     .filter(|t| t.suite == suite.id)
-                    .map(|t| table(spec, t, &op_name, charts_link, lang))
+                    .map(|t| table(spec, t, tables, &op_name, charts_link, lang))
                     .collect(),
                 size_charts: {
                     let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
@@ -1057,6 +1057,7 @@ pub fn build(
 fn table(
     spec: &Spec,
     t: &Table,
+    tables: &[Table],
     op_name: &dyn Fn(&str) -> String,
     charts_link: &str,
     lang: Lang,
@@ -1148,7 +1149,7 @@ fn table(
         chart_relative: has_server(t)
             .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
-        command: reproduce(spec, t),
+        command: reproduce(spec, t, tables),
     }
 }
 
@@ -1191,11 +1192,19 @@ fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Optio
         .map(|servers| format!("{}={servers}", spec.server_env))
 }
 
-/// The command that measures a table's size again, as its runs were made.
-fn reproduce(spec: &Spec, t: &Table) -> String {
+/// The command that measures a table's size again, as its runs were made: in the table's language
+/// alone when no other language's `tables` have that size.
+fn reproduce(spec: &Spec, t: &Table, tables: &[Table]) -> String {
     let mut variables = Vec::new();
     if t.rounds != 3 {
         variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
+    }
+    let size = (t.background, t.operations);
+    if tables
+        .iter()
+        .all(|o| (o.background, o.operations) != size || o.language == t.language)
+    {
+        variables.push(format!("BENCHMARK_LANGUAGES={}", t.language));
     }
     variables.extend(servers_variable(spec, &t.provenance));
     if let Some(cpus) = t.provenance.get("placement").filter(|p| *p != "unpinned") {
@@ -1256,7 +1265,7 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
             RunView {
                 background_text: whole(b, lang),
                 operations_text: whole(n, lang),
-                command: reproduce(spec, of_size[0]),
+                command: reproduce(spec, of_size[0], tables),
                 rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
                 dates: provenance("date", 10),
                 fingerprint: provenance("fingerprint", 12),

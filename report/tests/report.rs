@@ -616,6 +616,11 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
         "the reproduce command names the servers: {readme}"
     );
     assert!(
+        readme.contains("1 round of Rust alone")
+            && readme.contains("BENCHMARK_LANGUAGES=rust BENCHMARK_SERVERS=redis,garnet"),
+        "a size measured in one language says so and reproduces that language alone: {readme}"
+    );
+    assert!(
         readme.contains(
             "| Garnet_NonTransaction | Garnet_Transaction | Garnet_Pipeline | Garnet vs Redis |"
         ),
