@@ -180,28 +180,32 @@ static unsafe class Overhead
         public void Add(in Entry found) => Sum += found.Value;
     }
 
-    /// <summary>StackExchange.Redis as its user calls it: the same commands, one by one, in a transaction, or batched in the spec's windows, every reply read.</summary>
+    /// <summary>
+    /// StackExchange.Redis as its user calls it: the same commands, one by one, in a transaction, or
+    /// batched in the spec's windows, every reply read as its user reads it (<see cref="Read"/>).
+    /// </summary>
     public static ulong BareRedis<TRequest, TFound, TCodec>(IDatabase db, Calls calls, long window, Mode mode, TRequest[] batch)
         where TCodec : struct, IRedisCodec<TRequest, TFound>
     {
         var codec = default(TCodec);
+        ulong sum = 0;
         if (mode == Mode.NonTransaction)
         {
             foreach (var r in batch)
             {
                 var (command, args, _) = codec.Command(r, calls);
-                GC.KeepAlive(db.Execute(command, args));
+                sum += Read(command, db.Execute(command, args));
             }
-            return (ulong)batch.Length;
+            return sum;
         }
-        var replies = new Task<RedisResult>[batch.Length];
+        var (replies, commands) = (new Task<RedisResult>[batch.Length], new string[batch.Length]);
         if (mode == Mode.Transaction)
         {
             var transaction = db.CreateTransaction();
             for (var k = 0; k < batch.Length; k++)
             {
                 var (command, args, _) = codec.Command(batch[k], calls);
-                replies[k] = transaction.ExecuteAsync(command, args);
+                (replies[k], commands[k]) = (transaction.ExecuteAsync(command, args), command);
             }
             transaction.Execute();
         }
@@ -217,15 +221,33 @@ static unsafe class Overhead
                 if (bytes > 0 && bytes + size > window)
                 {
                     pipeline.Execute();
-                    for (; start < k; start++) GC.KeepAlive(replies[start].GetAwaiter().GetResult());
+                    for (; start < k; start++) sum += Read(commands[start], replies[start].GetAwaiter().GetResult());
                     (pipeline, bytes) = (db.CreateBatch(), 0);
                 }
                 bytes += size;
-                replies[k] = pipeline.ExecuteAsync(built.Name, built.Args);
+                (replies[k], commands[k]) = (pipeline.ExecuteAsync(built.Name, built.Args), built.Name);
             }
             pipeline.Execute();
         }
-        foreach (var reply in replies) GC.KeepAlive(reply.GetAwaiter().GetResult());
-        return (ulong)batch.Length;
+        for (var k = 0; k < replies.Length; k++) sum += Read(commands[k], replies[k].GetAwaiter().GetResult());
+        return sum;
+    }
+
+    /// <summary>
+    /// A reply as its user reads it, the same in rust/examples/overhead.rs: an integer as a number,
+    /// an array's ids as numbers (every item; HGETALL's field names, every other item, since its
+    /// values are the links' "source:target" text), any other reply kept as it came.
+    /// </summary>
+    static ulong Read(string command, RedisResult reply)
+    {
+        switch (reply.Resp2Type)
+        {
+            case ResultType.Integer: return (ulong)(long)reply;
+            case ResultType.Array:
+                var (items, stride, sum) = ((RedisResult[])reply!, command == "HGETALL" ? 2 : 1, 0UL);
+                for (var k = 0; k < items.Length; k += stride) sum += (ulong)(long)items[k];
+                return sum;
+            default: GC.KeepAlive(reply); return 1;
+        }
     }
 }

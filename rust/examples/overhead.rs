@@ -16,7 +16,7 @@ use std::{
 
 use anyhow::{bail, Context};
 use doublets::{data::Flow, Doublets};
-use redis::Value;
+use redis::{Arg, Value};
 use redis_vs_doublets::{
     harness::{self, Background, Prepared},
     links::{self, DoubletsLinks, LinkRequest, LinksModel},
@@ -209,24 +209,33 @@ trait Bare<R> {
 }
 
 /// redis-rs as its user calls it: the same commands, sent one by one, in one MULTI/EXEC, or
-/// pipelined in windows of at most `window` bytes of commands, the replies read as values.
+/// pipelined in windows of at most `window` bytes of commands, every reply read as its user reads
+/// it ([`read`]).
 impl<R: RedisRequest> Bare<R> for RedisStore {
     fn bare(&mut self, batch: &[R]) -> u64 {
         if batch.is_empty() {
             return 0; // an empty pipeline is not a command
         }
+        let mut pairs = Vec::with_capacity(batch.len());
         let replies = match self.mode {
             Mode::NonTransaction => batch
                 .iter()
-                .map(|r| r.command(self.calls).query::<Value>(&mut self.con))
-                .collect::<Result<Vec<_>, _>>(),
+                .map(|r| {
+                    let command = r.command(self.calls);
+                    let reply = command.query::<Value>(&mut self.con)?;
+                    Ok(read(hgetall(&command), &reply))
+                })
+                .sum::<redis::RedisResult<u64>>(),
             Mode::Transaction => {
                 let mut pipe = redis::pipe();
                 pipe.atomic();
                 batch.iter().for_each(|r| {
-                    pipe.add_command(r.command(self.calls));
+                    let command = r.command(self.calls);
+                    pairs.push(hgetall(&command));
+                    pipe.add_command(command);
                 });
                 pipe.query::<Vec<Value>>(&mut self.con)
+                    .map(|replies| read_all(&pairs, &replies))
             }
             Mode::Pipeline => {
                 let (mut pipe, mut bytes, mut replies) = (redis::pipe(), 0, Vec::new());
@@ -239,20 +248,50 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
                         (pipe, bytes) = (redis::pipe(), 0);
                     }
                     bytes += size;
+                    pairs.push(hgetall(&command));
                     pipe.add_command(command);
                 }
                 pipe.query::<Vec<Value>>(&mut self.con).map(|last| {
                     replies.extend(last);
-                    replies
+                    read_all(&pairs, &replies)
                 })
             }
         };
-        replies.expect("a bare Redis batch failed").len() as u64
+        replies.expect("a bare Redis batch failed")
     }
 
     fn switch(&mut self, k: usize) {
         self.mode = Mode::ALL[k];
     }
+}
+
+/// Whether a command's reply alternates ids with text: HGETALL's field names are the links' ids,
+/// its values their "source:target".
+fn hgetall(command: &redis::Cmd) -> bool {
+    matches!(command.args_iter().next(), Some(Arg::Simple(b"HGETALL")))
+}
+
+/// A reply as its user reads it, the same in experiments/harness-overhead: an integer as a number,
+/// an array's ids as numbers (every item; every other one after HGETALL), any other reply kept as
+/// it came.
+fn read(pairs: bool, reply: &Value) -> u64 {
+    match reply {
+        Value::Int(n) => *n as u64,
+        Value::Array(items) | Value::Set(items) => items
+            .iter()
+            .step_by(if pairs { 2 } else { 1 })
+            .map(|item| redis::from_redis_value_ref::<u64>(item).expect("a bare reply's id"))
+            .fold(0, u64::wrapping_add),
+        _ => 1,
+    }
+}
+
+fn read_all(pairs: &[bool], replies: &[Value]) -> u64 {
+    pairs
+        .iter()
+        .zip(replies)
+        .map(|(&pairs, reply)| read(pairs, reply))
+        .fold(0, u64::wrapping_add)
 }
 
 impl<S: Doublets<u64>> Bare<LinkRequest> for DoubletsLinks<S> {
