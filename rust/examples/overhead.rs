@@ -218,14 +218,11 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
         }
         let mut pairs = Vec::with_capacity(batch.len());
         let replies = match self.mode {
-            Mode::NonTransaction => batch
-                .iter()
-                .map(|r| {
-                    let command = r.command(self.calls);
-                    let reply = command.query::<Value>(&mut self.con)?;
-                    Ok(read(hgetall(&command), &reply))
-                })
-                .sum::<redis::RedisResult<u64>>(),
+            Mode::NonTransaction => batch.iter().try_fold(0u64, |sum, r| {
+                let command = r.command(self.calls);
+                let reply = command.query::<Value>(&mut self.con)?;
+                Ok(sum.wrapping_add(read(hgetall(&command), &reply)))
+            }),
             Mode::Transaction => {
                 let mut pipe = redis::pipe();
                 pipe.atomic();
