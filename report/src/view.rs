@@ -1193,28 +1193,39 @@ fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Optio
 }
 
 /// The command that measures a table's size again, as its runs were made: in the table's language
-/// alone when no other language's `tables` have that size.
+/// alone unless every other language's `tables` of that size were measured the same way (rounds,
+/// servers, placement), so that one command remakes them all.
 fn reproduce(spec: &Spec, t: &Table, tables: &[Table]) -> String {
-    let mut variables = Vec::new();
-    if t.rounds != 3 {
-        variables.push(format!("BENCHMARK_ROUNDS={}", t.rounds));
-    }
-    let size = (t.background, t.operations);
-    if tables
+    let conditions = |t: &Table| {
+        let rounds = (t.rounds != 3).then(|| format!("BENCHMARK_ROUNDS={}", t.rounds));
+        let servers = servers_variable(spec, &t.provenance);
+        let cpus = t
+            .provenance
+            .get("placement")
+            .filter(|p| *p != "unpinned")
+            .map(|cpus| format!("BENCHMARK_CPUS={cpus}"));
+        (rounds, [servers, cpus])
+    };
+    let own = conditions(t);
+    let mut others = tables
         .iter()
-        .all(|o| (o.background, o.operations) != size || o.language == t.language)
-    {
-        variables.push(format!("BENCHMARK_LANGUAGES={}", t.language));
-    }
-    variables.extend(servers_variable(spec, &t.provenance));
-    if let Some(cpus) = t.provenance.get("placement").filter(|p| *p != "unpinned") {
-        variables.push(format!("BENCHMARK_CPUS={cpus}"));
-    }
-    variables.push(format!(
-        "examples/run-comparison.sh {} {}",
-        t.background, t.operations
-    ));
-    variables.join(" ")
+        .filter(|o| {
+            (o.background, o.operations) == (t.background, t.operations) && o.language != t.language
+        })
+        .peekable();
+    let alone = others.peek().is_none() || others.any(|o| conditions(o) != own);
+    let (rounds, rest) = own;
+    let language = alone.then(|| format!("BENCHMARK_LANGUAGES={}", t.language));
+    rounds
+        .into_iter()
+        .chain(language)
+        .chain(rest.into_iter().flatten())
+        .chain([format!(
+            "examples/run-comparison.sh {} {}",
+            t.background, t.operations
+        )])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Every run's conditions: the tables of one size (B, N), all languages, read once.
@@ -1265,7 +1276,12 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
             RunView {
                 background_text: whole(b, lang),
                 operations_text: whole(n, lang),
-                command: reproduce(spec, of_size[0], tables),
+                // One command per language when they were measured differently.
+                command: {
+                    let commands: Vec<String> =
+                        of_size.iter().map(|t| reproduce(spec, t, tables)).collect();
+                    distinct(commands.iter().map(String::as_str), "; ")
+                },
                 rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
                 dates: provenance("date", 10),
                 fingerprint: provenance("fingerprint", 12),

@@ -647,6 +647,33 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     assert_eq!(row["servers"][0]["comparison"]["verdict"], "faster");
     assert_eq!(row["servers"][0]["comparison"]["ratio"], 2.0);
 
+    // Both languages at one size: one command when they were measured alike, else each language's.
+    let as_csharp = |text: &str| text.replace("# language: rust", "# language: csharp");
+    let commands = |rust: String| {
+        let work = Workspace::new(&[
+            ("rust-b1000.txt", rust),
+            ("csharp-b1000.txt", as_csharp(&fixture("rust-b1000.txt"))),
+        ]);
+        run(&Args {
+            allow_missing: true, // the C# clients' columns
+            ..work.args()
+        })
+        .unwrap();
+        work.read("README.md")
+    };
+    let readme = commands(fixture("rust-b1000.txt"));
+    assert!(
+        readme.contains("of each language")
+            && readme.contains("Reproduce: `BENCHMARK_ROUNDS=1 BENCHMARK_CPUS=1 examples/run-comparison.sh 1000 100`.")
+            && !readme.contains("BENCHMARK_LANGUAGES"),
+        "{readme}"
+    );
+    let readme = commands(with_garnet(0.5));
+    assert!(
+        readme.contains("Reproduce: `BENCHMARK_ROUNDS=1 BENCHMARK_LANGUAGES=csharp BENCHMARK_CPUS=1 examples/run-comparison.sh 1000 100; BENCHMARK_ROUNDS=1 BENCHMARK_LANGUAGES=rust BENCHMARK_SERVERS=redis,garnet BENCHMARK_CPUS=1 examples/run-comparison.sh 1000 100`."),
+        "languages measured on different servers are reproduced each alone: {readme}"
+    );
+
     // Results of Redis alone (no `servers`, as before servers were a choice) get no Garnet column.
     let alone = Workspace::new(&[("rust-b1000.txt", fixture("rust-b1000.txt"))]);
     run(&alone.args()).unwrap();
