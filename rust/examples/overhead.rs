@@ -217,7 +217,7 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
             return 0; // an empty pipeline is not a command
         }
         let mut pairs = Vec::with_capacity(batch.len());
-        let replies = match self.mode {
+        let sum = match self.mode {
             Mode::NonTransaction => batch.iter().try_fold(0u64, |sum, r| {
                 let command = r.command(self.calls);
                 let reply = command.query::<Value>(&mut self.con)?;
@@ -254,7 +254,7 @@ impl<R: RedisRequest> Bare<R> for RedisStore {
                 })
             }
         };
-        replies.expect("a bare Redis batch failed")
+        sum.expect("a bare Redis batch failed")
     }
 
     fn switch(&mut self, k: usize) {
