@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::tables::{self, Absence, Table, Verdict};
 
 /// The version of this format.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -28,6 +28,10 @@ pub struct Results {
     pub memory: Vec<MemoryJson>,
     /// One load run (concurrent clients) per language and B.
     pub load: Vec<LoadJson>,
+    /// Per language, suite, size and operation: Doublets' faster store against Redis' fastest mode
+    /// and against its one request per round trip, each ratio with its 95% bootstrap interval
+    /// over the rounds (none with one round) and a verdict. New in version 7.
+    pub headline: Vec<crate::headline::Line>,
 }
 
 /// The load measurement of one language at one B: every store, operation and number of clients.
@@ -212,9 +216,15 @@ pub struct FigureJson {
 }
 
 /// The JSON the report writes.
-pub fn results(tables: &[Table], memory: &[MemoryRun], load: &[LoadRun]) -> Results {
+pub fn results(
+    tables: &[Table],
+    memory: &[MemoryRun],
+    load: &[LoadRun],
+    headline: Vec<crate::headline::Line>,
+) -> Results {
     Results {
         version: VERSION,
+        headline,
         tables: tables.iter().map(table).collect(),
         memory: memory.iter().map(memory_run).collect(),
         load: load.iter().map(load_run).collect(),

@@ -6,13 +6,19 @@
 //! - [`tables`]: result files into tables, the comparison rule, every refusal.
 //! - [`view`]: tables and spec formatted for one language, for the templates in `templates/`.
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
+//! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
+//! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
+//! - [`pages`]: the pages beside the READMEs and what each shows.
 //! - [`charts`]: SVG charts: each table as dots with their spread, time and memory against B.
 //! - [`json`]: docs/results.json and its JSON Schema.
 //! - [`readme`]: splicing a section between markers.
 
 pub mod charts;
+pub mod findings;
 pub mod format;
+pub mod headline;
 pub mod json;
+pub mod pages;
 pub mod readme;
 pub mod tables;
 pub mod view;
@@ -46,6 +52,10 @@ pub struct Args {
     pub charts: PathBuf,
     #[arg(long, default_value = "docs/results.json")]
     pub summary: PathBuf,
+    /// Where the pages go (every table by suite and language, clients, load, memory, method);
+    /// the READMEs keep the findings and a summary, and link them.
+    #[arg(long, default_value = "docs")]
+    pub pages: PathBuf,
     /// Publish tables with cells that have no result ("—", with the reason under the table).
     #[arg(long)]
     pub allow_missing: bool,
@@ -254,15 +264,19 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     }
     outputs.push((
         args.summary.clone(),
-        serde_json::to_string_pretty(&json::results(&tables, &memory, &load))? + "\n",
+        serde_json::to_string_pretty(&json::results(
+            &tables,
+            &memory,
+            &load,
+            headline::lines(&spec, &tables),
+        ))? + "\n",
     ));
     outputs.push((args.summary.with_extension("schema.json"), json::schema()));
 
     let command = args.command.clone().unwrap_or_else(command_line);
     let tera = templates()?;
-    for (lang, path) in [(Lang::En, &args.readme), (Lang::Ru, &args.readme_ru)] {
-        let link = relative(path, &args.charts);
-        let context = tera::Context::from_serialize(view::build(
+    let build = |from: &Path, lang: Lang| {
+        view::build(
             &spec,
             &tables,
             &memory,
@@ -271,21 +285,51 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 sizes: &size_charts,
                 memory: &memory_charts,
             },
-            &link,
+            &relative(from, &args.charts),
+            &relative(from, &args.pages),
             &command,
             lang,
-        ))?;
-        let render = |name: &str| {
+        )
+    };
+    for (lang, path) in [(Lang::En, &args.readme), (Lang::Ru, &args.readme_ru)] {
+        let mut full = build(path, lang);
+        let pages = pages::Page::all(&full);
+        let from_readme = |file: String| format!("{}/{file}", relative(path, &args.pages));
+        full.pages = pages
+            .iter()
+            .map(|p| {
+                (
+                    page_title(&spec, p, lang),
+                    from_readme(p.file(lang)),
+                    p.file(lang),
+                )
+            })
+            .collect();
+        full.load_link = from_readme(pages::Page::Load.file(lang));
+        let render = |name: &str, view: &view::View| {
+            let context = tera::Context::from_serialize(view)?;
             tera.render(&format!("{name}.{}.md", lang.code()), &context)
                 .with_context(|| format!("rendering {name}"))
         };
+        let shown = pages::readme(&full);
         let original = std::fs::read_to_string(path)
             .with_context(|| format!("{}: cannot read", path.display()))?;
-        let with_method = readme::splice(&original, "method", &render("method")?)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let updated = readme::splice(&with_method, "results", &render("results")?)
+        let mut updated = original;
+        for section in ["findings", "results"] {
+            updated = readme::splice(&updated, section, &render(section, &shown)?)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
+        readme::on_first_screen(&updated, "findings")
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         outputs.push((path.clone(), updated));
+        for page in &pages {
+            let file = args.pages.join(page.file(lang));
+            let mut view = page.select(&build(&file, lang));
+            view.page_title = page_title(&spec, page, lang);
+            view.pages = full.pages.clone();
+            view.readme_link = relative(&file, path);
+            outputs.push((file, render("page", &view)?));
+        }
     }
 
     Ok(outputs)
@@ -478,13 +522,47 @@ fn relative(from: &Path, target: &Path) -> String {
     parts.join("/")
 }
 
+/// A page's title in one language.
+fn page_title(spec: &Spec, page: &pages::Page, lang: Lang) -> String {
+    use pages::Page;
+    match (page, lang) {
+        (Page::Suite { suite, language }, _) => {
+            let name = spec
+                .suite(suite)
+                .map_or(suite.clone(), |s| lang.text(&s.name));
+            format!("{name}: {}", view::language_name(language))
+        }
+        (Page::Clients, Lang::En) => "Every client on every server".into(),
+        (Page::Clients, Lang::Ru) => "Все клиенты на всех серверах".into(),
+        (Page::Load, Lang::En) => "Concurrent clients".into(),
+        (Page::Load, Lang::Ru) => "Одновременные клиенты".into(),
+        (Page::Memory, Lang::En) => "Memory".into(),
+        (Page::Memory, Lang::Ru) => "Память".into(),
+        (Page::Method, Lang::En) => "Method".into(),
+        (Page::Method, Lang::Ru) => "Методика".into(),
+    }
+}
+
 fn templates() -> Result<tera::Tera> {
     let mut tera = tera::Tera::default();
+    // The macros first: the others import them.
     tera.add_raw_templates(vec![
+        ("macros.en.md", include_str!("../templates/macros.en.md")),
+        ("macros.ru.md", include_str!("../templates/macros.ru.md")),
         ("method.en.md", include_str!("../templates/method.en.md")),
         ("method.ru.md", include_str!("../templates/method.ru.md")),
+        (
+            "findings.en.md",
+            include_str!("../templates/findings.en.md"),
+        ),
+        (
+            "findings.ru.md",
+            include_str!("../templates/findings.ru.md"),
+        ),
         ("results.en.md", include_str!("../templates/results.en.md")),
         ("results.ru.md", include_str!("../templates/results.ru.md")),
+        ("page.en.md", include_str!("../templates/page.en.md")),
+        ("page.ru.md", include_str!("../templates/page.ru.md")),
     ])?;
     tera.register_filter(
         "plural_en",

@@ -29,9 +29,38 @@ pub fn splice(text: &str, name: &str, content: &str) -> Result<String, String> {
     ))
 }
 
+/// The lines of a reader's first screen: what they see before scrolling.
+pub const FIRST_SCREEN: usize = 60;
+
+/// Refuses a README whose section `name` does not begin on the first screen.
+pub fn on_first_screen(text: &str, name: &str) -> Result<(), String> {
+    let marker = format!("<!-- {name}:start -->");
+    let line = text
+        .lines()
+        .position(|l| l.contains(&marker))
+        .ok_or_else(|| format!("the marker {marker} is missing"))?
+        + 1;
+    if line > FIRST_SCREEN - 5 {
+        return Err(format!(
+            "the {name} begin at line {line}: move {marker} above line {}, so that a reader sees them on the first screen",
+            FIRST_SCREEN - 5
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::splice;
+    use super::{on_first_screen, splice};
+
+    #[test]
+    fn a_section_below_the_first_screen_is_refused() {
+        let low = format!("{}<!-- findings:start -->", "line\n".repeat(70));
+        assert!(on_first_screen(&low, "findings")
+            .unwrap_err()
+            .contains("line 71"));
+        assert!(on_first_screen("# Title\n<!-- findings:start -->", "findings").is_ok());
+    }
 
     #[test]
     fn replaces_only_the_section_and_is_idempotent() {

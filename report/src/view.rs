@@ -16,7 +16,7 @@ use crate::{
     tables::{Absence, ClientsTable, Table, Verdict, SAME_WITHIN},
 };
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct View {
     pub command: String,
     /// The conditions of every run (one size, both languages), before any number.
@@ -37,10 +37,38 @@ pub struct View {
     pub load_method: Option<String>,
     /// What a result's fingerprint covers, from the spec.
     pub fingerprint_paths: Vec<String>,
+    /// The statements on the READMEs' first screen, computed from the results.
+    pub findings: Vec<crate::findings::Finding>,
+    /// Per suite with Doublets and Redis: Doublets against Redis, operation × size.
+    pub headline: Vec<HeadlineView>,
+    /// The conditions every run shares, stated once.
+    pub common: Vec<String>,
+    /// The pages beside the READMEs: (title, link from the README, link from a page).
+    pub pages: Vec<(String, String, String)>,
+    /// The load page, from the README.
+    pub load_link: String,
+    /// The README, from a page.
+    pub readme_link: String,
+    /// The page this view renders; none for the READMEs.
+    pub page: Option<crate::pages::Page>,
+    /// The page's title.
+    pub page_title: String,
+    /// The ±5% within which an interval counts as "the same".
+    pub equivalent_percent: f64,
+}
+
+/// One suite's headline: a row per operation, a column per size, against Redis' fastest mode and
+/// against its one request per round trip.
+#[derive(Clone, Serialize)]
+pub struct HeadlineView {
+    suite: String,
+    sizes: Vec<String>,
+    best: Vec<(String, Vec<String>)>,
+    one_by_one: Vec<(String, Vec<String>)>,
 }
 
 /// One run's conditions: one size, in every language it was measured in.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct RunView {
     background_text: String,
     operations_text: String,
@@ -56,9 +84,11 @@ pub struct RunView {
     os: String,
     placement: String,
     languages: Vec<RunLanguageView>,
+    /// The machine, when it differs from the other sizes' (else it is stated once, in `common`).
+    machine: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct RunLanguageView {
     language: String,
     toolchain: String,
@@ -66,9 +96,11 @@ pub struct RunLanguageView {
     client: String,
     doublets: String,
     redis: String,
+    /// The toolchain and libraries, when they differ from the other sizes' (else in `common`).
+    tools: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct SizeView {
     symbol: String,
     env: String,
@@ -76,7 +108,7 @@ pub struct SizeView {
     description: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct FamilyView {
     id: String,
     env_value: String,
@@ -87,7 +119,7 @@ pub struct FamilyView {
     backends: Vec<BackendView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct ServerView {
     id: String,
     name: String,
@@ -97,7 +129,7 @@ pub struct ServerView {
     description: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct ClientView {
     id: String,
     /// The suffix its cells' names carry; none for the default client.
@@ -107,33 +139,48 @@ pub struct ClientView {
     not_run: Vec<(String, String, String)>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct BackendView {
     name: String,
     description: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct SuiteView {
-    id: String,
+    pub(crate) id: String,
     name: String,
     background: String,
     background_work: String,
     operations: Vec<OperationView>,
-    tables: Vec<TableView>,
+    pub(crate) tables: Vec<TableView>,
     /// Operation name → chart of time against B, per language (when several sizes were measured).
-    size_charts: Vec<SizeChartsView>,
-    memory: Option<MemoryView>,
-    load: Vec<LoadView>,
+    pub(crate) size_charts: Vec<SizeChartsView>,
+    pub(crate) memory: Option<MemoryView>,
+    pub(crate) load: Vec<LoadView>,
     /// Why a family does not run this suite (the spec's `left_out`).
     left_out: Vec<String>,
     /// Every client of both languages on each server, per size.
-    clients: Vec<ClientsView>,
+    pub(crate) clients: Vec<ClientsView>,
+    /// Per load run: each store's reads and writes at the fewest and the most clients.
+    pub(crate) load_summary: Vec<LoadSummaryView>,
+}
+
+/// One load run in a line per store: a read and a write operation at the fewest and the most
+/// clients (requests per second).
+#[derive(Clone, Serialize)]
+pub struct LoadSummaryView {
+    language: String,
+    background_text: String,
+    read: String,
+    write: String,
+    fewest: String,
+    most: String,
+    rows: Vec<(String, [String; 4])>,
 }
 
 /// One server's cells of a suite through every client: a row per operation and client, a column
 /// per mode.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct ClientsView {
     background_text: String,
     operations_text: String,
@@ -146,7 +193,7 @@ pub struct ClientsView {
     rounds: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct ClientsRowView {
     /// The operation's name on its first client's row, empty below it.
     operation: String,
@@ -155,7 +202,7 @@ pub struct ClientsRowView {
 }
 
 /// One load run's tables for a suite.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct LoadView {
     /// "Rust" or "C#".
     language: String,
@@ -182,7 +229,7 @@ pub struct LoadView {
     command: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct LoadRowView {
     operation: String,
     store: String,
@@ -191,7 +238,7 @@ pub struct LoadRowView {
     cells: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct LatencyRowView {
     operation: String,
     store: String,
@@ -204,7 +251,7 @@ pub struct LatencyRowView {
 }
 
 /// What each store holds in memory for the suite's background, at every B measured.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct MemoryView {
     rows: Vec<MemoryRowView>,
     chart: Option<String>,
@@ -213,10 +260,12 @@ pub struct MemoryView {
     cpu: String,
     redis: String,
     allocator: String,
-    commit: String,
+    fingerprint: String,
+    /// Stores a run at some B did not measure: (store, the sizes), so a missing row says why.
+    missing: Vec<(String, String)>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct MemoryRowView {
     store: String,
     background_text: String,
@@ -228,7 +277,7 @@ pub struct MemoryRowView {
     ratio: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct OperationView {
     id: String,
     name: String,
@@ -241,12 +290,12 @@ pub struct OperationView {
     times: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct TableView {
-    language: String,
+    pub(crate) language: String,
     /// The client of its server columns (C#: the default one, as the run names it).
     client: String,
-    background: u64,
+    pub(crate) background: u64,
     background_text: String,
     operations: u64,
     operations_text: String,
@@ -263,7 +312,7 @@ pub struct TableView {
     command: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct RowView {
     name: String,
     cells: Vec<CellView>,
@@ -271,7 +320,7 @@ pub struct RowView {
     versus: Vec<CellView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct CellView {
     time: Option<String>,
     /// "±3%": half the rounds' range (±1 sd for one round), relative to the median.
@@ -287,15 +336,15 @@ pub struct CellView {
     than: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct AbsenceView {
     cell: String,
     reason: Absence,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 pub struct SizeChartsView {
-    language: String,
+    pub(crate) language: String,
     operations_text: String,
     charts: Vec<(String, String)>,
 }
@@ -598,7 +647,7 @@ fn load_views(
             date: prefix(&get("date"), 10).to_string(),
             cpu: get("cpu"),
             cpus: get("cpus"),
-            servers: get("redis"),
+            servers: provenance_text(&get("redis"), lang),
             clock: crate::format::trim_zeros(significant(run.clock_ns, lang)),
             fingerprint: prefix(&get("fingerprint"), 12).to_string(),
             commit: prefix(&get("commit"), 12).to_string(),
@@ -840,14 +889,46 @@ fn memory_view(
             "; ",
         )
     };
+    let mut stores: Vec<&str> = Vec::new();
+    for f in &figures {
+        if !stores.contains(&f.backend.as_str()) {
+            stores.push(&f.backend);
+        }
+    }
+    let missing = stores
+        .iter()
+        .filter_map(|store| {
+            let sizes: Vec<String> = runs
+                .iter()
+                .filter(|r| r.figures.iter().any(|f| f.suite == suite))
+                .filter(|r| {
+                    !r.figures
+                        .iter()
+                        .any(|f| f.suite == suite && f.backend == *store)
+                })
+                .map(|r| whole(r.background, lang))
+                .collect();
+            (!sizes.is_empty()).then(|| (store.to_string(), sizes.join(", ")))
+        })
+        .collect();
     Some(MemoryView {
         rows,
         chart,
         date: provenance("date", 10),
         cpu: provenance("cpu", usize::MAX),
-        redis: provenance("redis", usize::MAX),
+        // Each run names all its servers: each server once.
+        redis: provenance_text(
+            &distinct(
+                runs.iter()
+                    .filter_map(|r| r.provenance.get("redis"))
+                    .flat_map(|v| v.split("; ")),
+                "; ",
+            ),
+            lang,
+        ),
         allocator: distinct(figures.iter().filter_map(|f| f.allocator.as_deref()), ", "),
-        commit: provenance("commit", usize::MAX),
+        fingerprint: provenance("fingerprint", 12),
+        missing,
     })
 }
 
@@ -880,6 +961,7 @@ pub fn build(
     load: &[LoadRun],
     charts: &Charts<'_>,
     charts_link: &str,
+    pages_link: &str,
     command: &str,
     lang: Lang,
 ) -> View {
@@ -894,9 +976,20 @@ pub fn build(
             .find(|o| o.id == id)
             .map_or(id.to_string(), |o| o.name.clone())
     };
+    let lines = crate::headline::lines(spec, tables);
+    let (runs, common) = stated_once(runs(spec, tables, lang), lang);
     View {
         command: command.to_string(),
-        runs: runs(spec, tables, lang),
+        runs,
+        common,
+        findings: crate::findings::findings(spec, &lines, memory, load, pages_link, lang),
+        headline: headline_views(spec, &lines, lang),
+        pages: Vec::new(),
+        load_link: String::new(),
+        readme_link: String::new(),
+        page: None,
+        page_title: String::new(),
+        equivalent_percent: (crate::headline::EQUIVALENT_WITHIN - 1.0) * 100.0,
         same_within_percent: SAME_WITHIN * 100.0,
         sizes: spec
             .sizes
@@ -1005,6 +1098,7 @@ pub fn build(
                     lang,
                 ),
                 load: load_views(spec, load, &suite.id, charts_link, lang),
+                load_summary: load_summaries(spec, load, &suite.id, lang),
                 left_out: suite.left_out.values().map(&text).collect(),
                 clients: clients
                     .iter()
@@ -1270,7 +1364,8 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                         Lang::Ru => get("doublets")
                             .replace("(Rust core via P/Invoke)", "(ядро на Rust через P/Invoke)"),
                     },
-                    redis: get("redis"),
+                    redis: provenance_text(&get("redis"), lang),
+                    tools: String::new(),
                 });
             }
             RunView {
@@ -1288,12 +1383,281 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                 commit: provenance("commit", 12),
                 cpu: provenance("cpu", usize::MAX),
                 cpus: provenance("cpus", usize::MAX),
-                memory: provenance("memory", usize::MAX),
+                memory: provenance_text(&provenance("memory", usize::MAX), lang),
                 kernel: provenance("kernel", usize::MAX),
                 os: provenance("os", usize::MAX),
                 placement: provenance("placement", usize::MAX),
                 languages,
+                machine: String::new(),
             }
         })
         .collect()
+}
+
+/// A run's machine in words.
+fn machine(r: &RunView, lang: Lang) -> String {
+    let placement = match (r.placement.as_str(), lang) {
+        ("unpinned", Lang::En) => {
+            "unpinned: the servers, the bench and its client shared every CPU".to_string()
+        }
+        ("unpinned", Lang::Ru) => {
+            "без закрепления: серверы, бенчмарк и его клиент делили все процессоры".to_string()
+        }
+        (cpus, Lang::En) => format!("the servers and the bench pinned to CPUs {cpus}"),
+        (cpus, Lang::Ru) => format!("серверы и бенчмарк закреплены за процессорами {cpus}"),
+    };
+    match lang {
+        Lang::En => format!(
+            "{}, {} logical CPUs, {} memory, {}, {}; {placement}",
+            r.cpu, r.cpus, r.memory, r.os, r.kernel
+        ),
+        Lang::Ru => format!(
+            "{}, логических процессоров: {}, память {}, {}, {}; {placement}",
+            r.cpu, r.cpus, r.memory, r.os, r.kernel
+        ),
+    }
+}
+
+/// A language's toolchain and libraries in words (its servers are per size).
+fn tools(l: &RunLanguageView) -> String {
+    let runtime = if l.runtime.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", l.runtime)
+    };
+    format!("{}{runtime}, {}, {}", l.toolchain, l.client, l.doublets)
+}
+
+/// What every size shares goes into one block, stated once; a size keeps only what differs.
+fn stated_once(mut runs: Vec<RunView>, lang: Lang) -> (Vec<RunView>, Vec<String>) {
+    let mut common = Vec::new();
+    let machines: Vec<String> = runs.iter().map(|r| machine(r, lang)).collect();
+    if machines.windows(2).all(|w| w[0] == w[1]) {
+        if let Some(m) = machines.first() {
+            common.push(match lang {
+                Lang::En => format!("Machine: {m}."),
+                Lang::Ru => format!("Машина: {m}."),
+            });
+        }
+    } else {
+        for (r, m) in runs.iter_mut().zip(machines) {
+            r.machine = m;
+        }
+    }
+    let names: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.languages.iter().map(|l| l.language.clone()))
+        .fold(Vec::new(), |mut names, n| {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+            names
+        });
+    for name in names {
+        let all: Vec<String> = runs
+            .iter()
+            .flat_map(|r| r.languages.iter().filter(|l| l.language == name).map(tools))
+            .collect();
+        if all.windows(2).all(|w| w[0] == w[1]) {
+            common.push(format!("{name}: {}.", all[0]));
+        } else {
+            for l in runs.iter_mut().flat_map(|r| r.languages.iter_mut()) {
+                if l.language == name {
+                    l.tools = tools(l);
+                }
+            }
+        }
+    }
+    (runs, common)
+}
+
+/// "261×", "0.52×".
+fn ratio_text(value: f64, lang: Lang) -> String {
+    format!("{}×", crate::findings::times(value, lang))
+}
+
+/// A headline cell for one language: "Rust 261× [190–300×]", "C# 145× (1 round)".
+fn headline_cell(r: &crate::headline::Ratio, language: &str, lang: Lang) -> String {
+    use crate::headline::Verdict;
+    let point = ratio_text(r.ratio, lang);
+    let interval = match (r.low, r.high) {
+        (Some(lo), Some(hi)) => format!(
+            " [{}–{}]",
+            crate::findings::times(lo, lang),
+            ratio_text(hi, lang)
+        ),
+        _ => match lang {
+            Lang::En => " (1 round)".into(),
+            Lang::Ru => " (1 раунд)".into(),
+        },
+    };
+    let verdict = match (r.verdict, r.low.is_some(), lang) {
+        (Verdict::Faster, _, _) | (Verdict::Inconclusive, false, _) => "",
+        (Verdict::Slower, _, Lang::En) => " slower",
+        (Verdict::Slower, _, Lang::Ru) => " медленнее",
+        (Verdict::Same, _, Lang::En) => " same",
+        (Verdict::Same, _, Lang::Ru) => " одинаково",
+        (Verdict::Inconclusive, true, Lang::En) => " inconclusive",
+        (Verdict::Inconclusive, true, Lang::Ru) => " не определено",
+    };
+    format!("{language} {point}{interval}{verdict}")
+}
+
+/// Each suite's headline tables, from the headline lines.
+fn headline_views(spec: &Spec, lines: &[crate::headline::Line], lang: Lang) -> Vec<HeadlineView> {
+    spec.suites
+        .iter()
+        .filter_map(|suite| {
+            let of: Vec<&crate::headline::Line> =
+                lines.iter().filter(|l| l.suite == suite.id).collect();
+            if of.is_empty() {
+                return None;
+            }
+            let mut sizes: Vec<(u64, u64)> =
+                of.iter().map(|l| (l.background, l.operations)).collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let rows =
+                |pick: &dyn Fn(&crate::headline::Line) -> Option<&crate::headline::Ratio>| {
+                    suite
+                        .operations
+                        .iter()
+                        .filter(|op| of.iter().any(|l| l.operation == op.id))
+                        .map(|op| {
+                            let cells = sizes
+                                .iter()
+                                .map(|&(b, n)| {
+                                    let parts: Vec<String> = of
+                                        .iter()
+                                        .filter(|l| {
+                                            l.operation == op.id
+                                                && (l.background, l.operations) == (b, n)
+                                        })
+                                        .filter_map(|l| {
+                                            pick(l).map(|r| {
+                                                headline_cell(r, language_name(&l.language), lang)
+                                            })
+                                        })
+                                        .collect();
+                                    if parts.is_empty() {
+                                        "—".to_string()
+                                    } else {
+                                        parts.join(" · ")
+                                    }
+                                })
+                                .collect();
+                            (op.name.clone(), cells)
+                        })
+                        .collect()
+                };
+            Some(HeadlineView {
+                suite: lang.text(&suite.name),
+                sizes: sizes
+                    .iter()
+                    .map(|&(b, n)| format!("B = {}, N = {}", whole(b, lang), whole(n, lang)))
+                    .collect(),
+                best: rows(&|l| Some(&l.best)),
+                one_by_one: rows(&|l| l.one_by_one.as_ref()),
+            })
+        })
+        .collect()
+}
+
+/// Each load run's summary for a suite: a line per store, its first read and first write
+/// operation at the fewest and the most clients.
+fn load_summaries(spec: &Spec, runs: &[LoadRun], suite: &str, lang: Lang) -> Vec<LoadSummaryView> {
+    let Some(load) = &spec.load else {
+        return Vec::new();
+    };
+    let (Some(&fewest), Some(&most)) = (load.clients.first(), load.clients.last()) else {
+        return Vec::new();
+    };
+    let Some(of_suite) = spec.suite(suite) else {
+        return Vec::new();
+    };
+    let writes = |id: &str| {
+        of_suite
+            .operations
+            .iter()
+            .any(|o| o.id == id && o.undo.is_some())
+    };
+    let name = |id: &str| {
+        of_suite
+            .operations
+            .iter()
+            .find(|o| o.id == id)
+            .map_or(id.to_string(), |o| o.name.clone())
+    };
+    runs.iter()
+        .filter_map(|run| {
+            let figures: Vec<_> = run.figures.iter().filter(|f| f.suite == suite).collect();
+            let first = |write: bool| {
+                load.operations
+                    .iter()
+                    .filter(|o| o.suite == suite && writes(&o.id) == write)
+                    .find(|o| figures.iter().any(|f| f.operation == o.id))
+                    .map(|o| o.id.clone())
+            };
+            let (read, write) = (first(false), first(true));
+            if read.is_none() && write.is_none() {
+                return None;
+            }
+            let (read, write) = (read.unwrap_or_default(), write.unwrap_or_default());
+            let mut stores: Vec<&str> = Vec::new();
+            for f in &figures {
+                if !stores.contains(&f.backend.as_str()) {
+                    stores.push(&f.backend);
+                }
+            }
+            let rate = |op: &str, store: &str, k: usize| {
+                figures
+                    .iter()
+                    .find(|f| f.operation == op && f.backend == store && f.clients == k)
+                    .map_or("—".into(), |f| per_second(f.per_second, lang))
+            };
+            Some(LoadSummaryView {
+                language: language_name(run.language()).to_string(),
+                background_text: whole(run.background, lang),
+                read: if read.is_empty() {
+                    "—".into()
+                } else {
+                    name(&read)
+                },
+                write: if write.is_empty() {
+                    "—".into()
+                } else {
+                    name(&write)
+                },
+                fewest: whole(fewest as u64, lang),
+                most: whole(most as u64, lang),
+                rows: stores
+                    .iter()
+                    .map(|store| {
+                        (
+                            store.to_string(),
+                            [
+                                rate(&read, store, fewest),
+                                rate(&read, store, most),
+                                rate(&write, store, fewest),
+                                rate(&write, store, most),
+                            ],
+                        )
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// A provenance value in the reader's language: the words the runs record in English ("functions:",
+/// "GiB") in Russian; names and versions stay.
+fn provenance_text(value: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => value.to_string(),
+        Lang::Ru => value
+            .replace("functions:", "функции:")
+            .replace("scripts:", "скрипты:")
+            .replace(" GiB", " ГиБ")
+            .replace(" MiB", " МиБ"),
+    }
 }

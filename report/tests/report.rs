@@ -37,6 +37,7 @@ impl Workspace {
             readme_ru: self.path("README.ru.md"),
             charts: self.path("docs/charts"),
             summary: self.path("docs/results.json"),
+            pages: self.path("docs"),
             allow_missing: false,
             check: false,
             commit: None,
@@ -204,9 +205,9 @@ fn a_second_run_changes_nothing_and_check_agrees() {
     assert_eq!(run(&check).unwrap(), Vec::<String>::new());
     // Outside the markers every byte stays.
     assert!(
-        first.starts_with("# Fixture\n\nIntro stays byte for byte.\n\n<!-- results:start -->\n")
+        first.starts_with("# Fixture\n\nIntro stays byte for byte.\n\n<!-- findings:start -->\n")
     );
-    assert!(first.ends_with("<!-- method:end -->\n\nEnd.\n"));
+    assert!(first.ends_with("<!-- results:end -->\n\nMiddle.\n\nEnd.\n"));
 }
 
 #[test]
@@ -440,7 +441,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 6);
+    assert_eq!(value["version"], 7);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -470,7 +471,7 @@ fn refuses_a_readme_without_markers() {
     std::fs::write(work.path("README.ru.md"), "# Без маркеров\n").unwrap();
     let e = format!("{:#}", run(&work.args()).unwrap_err());
     assert!(
-        e.contains("README.ru.md: the marker <!-- method:start --> is missing"),
+        e.contains("README.ru.md: the marker <!-- findings:start --> is missing"),
         "{e}"
     );
     assert_eq!(work.read("README.md"), fixture("README.md"));
@@ -679,7 +680,7 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     run(&alone.args()).unwrap();
     let readme = alone.read("README.md");
     assert!(
-        !readme.contains("| Garnet_") && !readme.contains("than Redis"),
+        !readme.contains("| Garnet_") && !readme.contains("faster than Redis)"),
         "{readme}"
     );
 }
@@ -694,7 +695,7 @@ fn load_runs_become_tables_and_charts_against_clients() {
     run(&work.args()).unwrap();
     for (readme, headings, versus, charts) in [
         (
-            "README.md",
+            "docs/load.md",
             [
                 "#### Load, Rust: concurrent clients, B = 1,000",
                 "#### Load, C#: concurrent clients, B = 1,000",
@@ -706,7 +707,7 @@ fn load_runs_become_tables_and_charts_against_clients() {
             ],
         ),
         (
-            "README.ru.md",
+            "docs/load.ru.md",
             [
                 "#### Нагрузка, Rust: одновременные клиенты, B = 1\u{a0}000",
                 "#### Нагрузка, C#: одновременные клиенты, B = 1\u{a0}000",
@@ -739,8 +740,16 @@ fn load_runs_become_tables_and_charts_against_clients() {
         }
     }
     assert!(work
-        .read("README.md")
+        .read("docs/load.md")
         .contains("`_NonTransaction` alone is StackExchange.Redis, `_FreeRedis` FreeRedis"));
+    // The README keeps a summary of each run and links the page.
+    let readme = work.read("README.md");
+    assert!(
+        readme.contains("#### Concurrent clients: a summary")
+            && readme.contains("| Rust, B = 1,000 | Doublets_United_Volatile |")
+            && readme.contains("(docs/load.md)"),
+        "{readme}"
+    );
     let svg = work.read("docs/charts/load-csharp-typical-b1000-per-second.svg");
     assert!(
         svg.contains("C#, Typical Redis usage") && svg.contains("K = 32"),
@@ -840,7 +849,9 @@ fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why()
         ("csharp-b1000.txt", csharp.clone()),
     ]);
     run(&work.args()).unwrap();
-    let readme = work.read("README.md");
+    let readme = work.read("docs/clients.md")
+        + &work.read("docs/payload-csharp.md")
+        + &work.read("docs/method.md");
     for expected in [
         "#### Clients: Links storage on Redis 7.0.15, B = 1,000, N = 100",
         "| Operation | Client | NonTransaction | Transaction | Pipeline |",
@@ -850,17 +861,20 @@ fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why()
         "|  | CSRedisCore 3.8.807 (C#) |",
         "#### Clients: Payloads on Redis 7.0.15, B = 1,000, N = 100",
         "— FreeRedis, Transaction: not run: FreeRedis 1.5.5 hands back",
-        "Its server columns are StackExchange.Redis 3.4.35's; every client is in the clients tables below.",
+        "Its server columns are StackExchange.Redis 3.4.35's; every client is on the clients page.",
         "Doublets does not run this suite: it stores numbers and links between them",
     ] {
-        assert!(readme.contains(expected), "{expected:?} is missing: {readme}");
+        assert!(
+            readme.contains(expected),
+            "{expected:?} is missing: {readme}"
+        );
     }
     // The main C# tables keep the default client's columns only.
     assert!(!readme.contains("| Redis_Pipeline_FreeRedis |"), "{readme}");
-    let ru = work.read("README.ru.md");
+    let ru = work.read("docs/clients.ru.md");
     assert!(
         ru.contains("#### Клиенты: Хранение связей на Redis 7.0.15")
-            && ru.contains("не запускается: FreeRedis 1.5.5"),
+            && ru.contains("этот набор не запускает: FreeRedis 1.5.5"),
         "{ru}"
     );
     assert!(
@@ -901,4 +915,117 @@ fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why()
         error.contains("create/Redis_Pipeline (CSRedisCore)"),
         "{error}"
     );
+}
+
+/// The README's first screen holds the findings, and every figure, size and store a finding names
+/// is one the results hold: a ratio of the headline, a memory figure, a size measured, a backend run.
+#[test]
+fn the_first_screen_holds_findings_that_the_results_back() {
+    use report::format::{bytes, Lang};
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b10000.txt", b10000_n100()),
+        ("memory-b1000.json", fixture("memory-b1000.json")),
+        ("memory-b10000.json", fixture("memory-b10000.json")),
+        ("load-rust-b1000.json", fixture("load-rust-b1000.json")),
+    ]);
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    let screen: Vec<&str> = readme.lines().take(report::readme::FIRST_SCREEN).collect();
+    let findings: Vec<&str> = screen
+        .iter()
+        .copied()
+        .skip_while(|l| !l.contains("<!-- findings:start -->"))
+        .take_while(|l| !l.contains("<!-- findings:end -->"))
+        .filter(|l| l.starts_with("- **"))
+        .collect();
+    assert!(
+        findings.len() >= 5,
+        "the first screen holds no findings:\n{}",
+        screen.join("\n")
+    );
+
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let number = |v: &serde_json::Value| v.as_f64().unwrap();
+    let mut ratios: Vec<String> = Vec::new();
+    for line in json["headline"].as_array().unwrap() {
+        for kind in ["best", "one_by_one"] {
+            if let Some(r) = line[kind]["ratio"].as_f64() {
+                ratios.push(report::findings::times(r, Lang::En));
+            }
+        }
+    }
+    let mut sizes: Vec<u64> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["background"].as_u64().unwrap())
+        .collect();
+    let mut amounts: Vec<String> = Vec::new();
+    let mut backends: Vec<String> = Vec::new();
+    for run in json["memory"].as_array().unwrap() {
+        let b = run["background"].as_u64().unwrap();
+        sizes.push(b);
+        for f in run["figures"].as_array().unwrap() {
+            amounts.push(bytes(number(&f["rss_growth"]) / b as f64, Lang::En));
+            if let Some(reserved) = f["reserved"].as_f64() {
+                amounts.push(bytes(reserved, Lang::En));
+            }
+        }
+    }
+    for run in json["load"].as_array().unwrap() {
+        sizes.push(run["background"].as_u64().unwrap());
+        for f in run["figures"].as_array().unwrap() {
+            backends.push(f["backend"].as_str().unwrap().to_string());
+        }
+    }
+    for table in json["tables"].as_array().unwrap() {
+        for row in table["rows"].as_array().unwrap() {
+            backends.extend(row["cells"].as_object().unwrap().keys().cloned());
+        }
+    }
+    let sizes: Vec<String> = sizes
+        .iter()
+        .map(|b| report::format::whole(*b, Lang::En))
+        .collect();
+    for finding in findings {
+        for ratio in finding.split(' ').filter_map(|w| w.strip_suffix('×')) {
+            for end in ratio.split('–') {
+                assert!(
+                    ratios.iter().any(|r| r == end),
+                    "{end}× is no ratio of the results: {finding}"
+                );
+            }
+        }
+        for (at, _) in finding.match_indices("B = ") {
+            let size: String = finding[at + 4..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .collect();
+            let size = size.trim_end_matches(',');
+            assert!(
+                sizes.iter().any(|s| s == size),
+                "B = {size} was not measured: {finding}"
+            );
+        }
+        for amount in finding
+            .split([' ', '–', '('])
+            .collect::<Vec<_>>()
+            .windows(2)
+        {
+            if ["B", "KiB", "MiB", "GiB"].contains(&amount[1]) && amount[0].parse::<f64>().is_ok() {
+                let text = format!("{} {}", amount[0], amount[1]);
+                assert!(
+                    amounts.contains(&text),
+                    "{text} is no memory figure of the results: {finding}"
+                );
+            }
+        }
+        for name in finding.split('`').skip(1).step_by(2) {
+            assert!(
+                backends.iter().any(|b| b == name),
+                "`{name}` was not run: {finding}"
+            );
+        }
+    }
 }

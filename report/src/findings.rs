@@ -1,0 +1,458 @@
+//! The findings on the READMEs' first screen: a handful of statements computed from the results
+//! (never written by hand), each with its range over sizes and languages and a link to its
+//! tables. A statement the data does not support at some size says where.
+
+use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, spec::Spec};
+use serde::Serialize;
+
+use crate::{
+    format::{bytes, per_second, significant, whole, Lang},
+    headline::{Line, Verdict},
+    view::language_name,
+};
+
+/// One statement, formatted for one language, with the figures it quotes (for the test that every
+/// figure on the first screen is one the results hold).
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    pub text: String,
+}
+
+/// (lowest, highest) of some values, none when there are none.
+fn range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+    })
+}
+
+/// A ratio's number: three significant digits, without kept zeros below 100 ("2.2", not "2.20";
+/// from 100 up there are no decimals, and "16,800" keeps its thousands).
+pub fn times(value: f64, lang: Lang) -> String {
+    if value >= 100.0 {
+        significant(value, lang)
+    } else {
+        crate::format::trim_zeros(significant(value, lang))
+    }
+}
+
+/// "12–345×" or "12×" when both ends print alike.
+fn times_range((lo, hi): (f64, f64), lang: Lang) -> String {
+    let (lo, hi) = (times(lo, lang), times(hi, lang));
+    if lo == hi {
+        format!("{lo}×")
+    } else {
+        format!("{lo}–{hi}×")
+    }
+}
+
+/// "в 12–345 раз", "в 1,5–2,2 раза": the form the upper end takes (a decimal takes "раза").
+fn times_range_ru(range: (f64, f64)) -> String {
+    let text = times_range(range, Lang::Ru);
+    let number = text.trim_end_matches('×');
+    let last = number.rsplit('–').next().unwrap_or(number);
+    let form = last
+        .replace(['\u{a0}', ' '], "")
+        .parse::<u64>()
+        .map_or(1, crate::format::russian_form);
+    format!("в {number} {}", ["раз", "раза", "раз"][form])
+}
+
+/// "B = 1,000 … 1,000,000", or one size.
+fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
+    sizes.sort_unstable();
+    sizes.dedup();
+    match (sizes.first(), sizes.last()) {
+        (Some(a), Some(b)) if a != b => format!("B = {} … {}", whole(*a, lang), whole(*b, lang)),
+        (Some(a), _) => format!("B = {}", whole(*a, lang)),
+        _ => String::new(),
+    }
+}
+
+fn languages_text(lines: &[&Line], lang: Lang) -> String {
+    let mut names: Vec<&str> = lines.iter().map(|l| language_name(&l.language)).collect();
+    names.dedup();
+    match (names.len(), lang) {
+        (1, Lang::En) => format!("in {} alone", names[0]),
+        (1, Lang::Ru) => format!("только на {}", names[0]),
+        (_, Lang::En) => "in both languages".into(),
+        (_, Lang::Ru) => "на обоих языках".into(),
+    }
+}
+
+/// The pages of a suite, one per language measured: "[Rust](…) · [C#](…)".
+fn page_links(lines: &[&Line], suite: &str, pages: &str, lang: Lang) -> String {
+    let mut languages: Vec<&str> = lines.iter().map(|l| l.language.as_str()).collect();
+    languages.dedup();
+    languages
+        .iter()
+        .map(|l| {
+            format!(
+                "[{}]({pages}/{})",
+                language_name(l),
+                crate::pages::suite_page(suite, l, lang)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Every statement, in reading order.
+pub fn findings(
+    spec: &Spec,
+    lines: &[Line],
+    memory: &[MemoryRun],
+    load: &[LoadRun],
+    pages: &str,
+    lang: Lang,
+) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for suite in &spec.suites {
+        let of_suite: Vec<&Line> = lines.iter().filter(|l| l.suite == suite.id).collect();
+        if let Some(text) = speed(
+            &of_suite,
+            &suite.id,
+            &lang.text(&suite.name),
+            spec,
+            pages,
+            lang,
+        ) {
+            found.push(Finding { text });
+        }
+    }
+    if let Some(text) = growth(lines, lang) {
+        found.push(Finding { text });
+    }
+    if let Some(text) = memory_finding(memory, pages, lang) {
+        found.push(Finding { text });
+    }
+    if let Some(text) = load_finding(spec, load, pages, lang) {
+        found.push(Finding { text });
+    }
+    found
+}
+
+/// One suite against Redis: its fastest mode and its one request per round trip.
+fn speed(
+    lines: &[&Line],
+    suite: &str,
+    name: &str,
+    spec: &Spec,
+    pages: &str,
+    lang: Lang,
+) -> Option<String> {
+    let best = range(lines.iter().map(|l| l.best.ratio))?;
+    let one = range(
+        lines
+            .iter()
+            .filter_map(|l| l.one_by_one.as_ref().map(|r| r.ratio)),
+    );
+    let sizes = sizes_text(lines.iter().map(|l| l.background).collect(), lang);
+    let languages = languages_text(lines, lang);
+    // Where a repeated measurement does not show Doublets faster, say so: one round shows nothing
+    // either way, so it is named apart.
+    let op = |id: &str| {
+        spec.suite(suite)
+            .and_then(|s| s.operations.iter().find(|o| o.id == id))
+            .map_or(id.to_string(), |o| o.name.clone())
+    };
+    let not_faster: Vec<String> = lines
+        .iter()
+        .filter(|l| l.rounds > 1 && l.best.verdict != Verdict::Faster)
+        .map(|l| {
+            format!(
+                "{} ({}, B = {})",
+                op(&l.operation),
+                language_name(&l.language),
+                whole(l.background, lang)
+            )
+        })
+        .collect();
+    let mut one_round: Vec<u64> = lines
+        .iter()
+        .filter(|l| l.rounds == 1)
+        .map(|l| l.background)
+        .collect();
+    one_round.sort_unstable();
+    one_round.dedup();
+    let one_round: Vec<String> = one_round.iter().map(|b| whole(*b, lang)).collect();
+    let links = page_links(lines, suite, pages, lang);
+    let mut text = match lang {
+        Lang::En => format!(
+            "**{name}: Doublets is {} faster than Redis' fastest mode** (a whole iteration of N requests in one MULTI/EXEC or one pipeline), and {} faster than one request per round trip (`Redis_NonTransaction`, what most services send), {sizes}, {languages}.",
+            times_range(best, lang),
+            one.map_or("—".into(), |r| times_range(r, lang)),
+        ),
+        Lang::Ru => format!(
+            "**{name}: Doublets {} быстрее самого быстрого режима Redis** (вся итерация из N запросов в одном MULTI/EXEC или одном конвейере) и {} быстрее одного запроса за обмен (`Redis_NonTransaction`, как шлёт большинство сервисов), {sizes}, {languages}.",
+            times_range_ru(best),
+            one.map_or("—".into(), times_range_ru),
+        ),
+    };
+    if !not_faster.is_empty() {
+        text += &match lang {
+            Lang::En => format!(
+                " Not shown faster by its 95% interval: {}.",
+                not_faster.join(", ")
+            ),
+            Lang::Ru => format!(
+                " Интервал 95% не показывает, что быстрее: {}.",
+                not_faster.join(", ")
+            ),
+        };
+    }
+    if !one_round.is_empty() {
+        let sizes = one_round.join(", ");
+        text += &match lang {
+            Lang::En => {
+                format!(" At B = {sizes} one round was measured: a point, not an interval.")
+            }
+            Lang::Ru => format!(" При B = {sizes} измерен один раунд: точка, а не интервал."),
+        };
+    }
+    Some(format!("{text} {links}"))
+}
+
+/// How the gap changes from the smallest B to the largest, per language: the median over a
+/// table's operations of the ratio against Redis' fastest mode.
+fn growth(lines: &[Line], lang: Lang) -> Option<String> {
+    let mut parts = Vec::new();
+    for language in crate::tables::LANGUAGES {
+        let of: Vec<&Line> = lines.iter().filter(|l| l.language == language).collect();
+        let mut sizes: Vec<u64> = of.iter().map(|l| l.background).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let (Some(&first), Some(&last)) = (sizes.first(), sizes.last()) else {
+            continue;
+        };
+        if first == last {
+            continue;
+        }
+        let at = |b: u64| {
+            let mut ratios: Vec<f64> = of
+                .iter()
+                .filter(|l| l.background == b)
+                .map(|l| l.best.ratio)
+                .collect();
+            ratios.sort_by(f64::total_cmp);
+            ratios[ratios.len() / 2]
+        };
+        parts.push(match lang {
+            Lang::En => format!(
+                "{}: {}× at B = {}, {}× at B = {}",
+                language_name(language),
+                times(at(first), lang),
+                whole(first, lang),
+                times(at(last), lang),
+                whole(last, lang)
+            ),
+            Lang::Ru => format!(
+                "{}: в {} раза при B = {}, в {} раза при B = {}",
+                language_name(language),
+                times(at(first), lang),
+                whole(first, lang),
+                times(at(last), lang),
+                whole(last, lang)
+            ),
+        });
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(match lang {
+        Lang::En => format!(
+            "**As B grows**, the median gap over a table's operations against Redis' fastest mode goes {}.",
+            parts.join("; ")
+        ),
+        Lang::Ru => format!(
+            "**С ростом B** медиана разрыва по операциям таблицы против самого быстрого режима Redis меняется так: {}.",
+            parts.join("; ")
+        ),
+    })
+}
+
+/// The links suite's memory: Doublets' fixed reserve and bytes per link, Redis' bytes per link,
+/// and between which measured sizes Redis' resident growth passes Doublets'.
+fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String> {
+    let figures: Vec<_> = runs
+        .iter()
+        .flat_map(|r| &r.figures)
+        .filter(|f| f.suite == "links")
+        .collect();
+    let doublets: Vec<_> = figures.iter().filter(|f| f.reserved.is_some()).collect();
+    let redis: Vec<_> = figures.iter().filter(|f| f.backend == "Redis").collect();
+    if doublets.is_empty() || redis.is_empty() {
+        return None;
+    }
+    let smallest_b = doublets.iter().map(|f| f.background).min()?;
+    let largest_b = doublets.iter().map(|f| f.background).max()?;
+    let reserve = range(
+        doublets
+            .iter()
+            .filter(|f| f.background == smallest_b)
+            .map(|f| f.reserved.unwrap_or(0) as f64),
+    )?;
+    let per_link = range(
+        doublets
+            .iter()
+            .filter(|f| f.background == largest_b)
+            .map(|f| f.per_background()),
+    )?;
+    let redis_per = range(redis.iter().map(|f| f.per_background()))?;
+    // The measured sizes between which Redis' growth passes every Doublets store's.
+    let mut sizes: Vec<u64> = redis.iter().map(|f| f.background).collect();
+    sizes.sort_unstable();
+    let heavier = |b: u64| {
+        let r = redis
+            .iter()
+            .find(|f| f.background == b)
+            .map(|f| f.rss_growth);
+        let d = doublets
+            .iter()
+            .filter(|f| f.background == b)
+            .map(|f| f.rss_growth)
+            .max();
+        matches!((r, d), (Some(r), Some(d)) if r > d)
+    };
+    let cross = sizes.iter().position(|&b| heavier(b));
+    let bytes_range = |(lo, hi): (f64, f64)| {
+        let (lo, hi) = (bytes(lo, lang), bytes(hi, lang));
+        if lo == hi {
+            lo
+        } else {
+            format!("{lo}–{hi}")
+        }
+    };
+    let link = format!(
+        "[{}]({pages}/{})",
+        match lang {
+            Lang::En => "memory",
+            Lang::Ru => "память",
+        },
+        crate::pages::page_file("memory", lang)
+    );
+    let crossing = match (cross, lang) {
+        (Some(0), Lang::En) => format!(
+            "so Redis holds more from the smallest B measured ({}) on",
+            whole(sizes[0], lang)
+        ),
+        (Some(0), Lang::Ru) => format!(
+            "так что Redis занимает больше уже при самом малом измеренном B ({})",
+            whole(sizes[0], lang)
+        ),
+        (Some(k), Lang::En) => format!(
+            "so Redis holds less up to B = {} and more from B = {} on",
+            whole(sizes[k - 1], lang),
+            whole(sizes[k], lang)
+        ),
+        (Some(k), Lang::Ru) => format!(
+            "так что до B = {} Redis занимает меньше, а начиная с B = {} — больше",
+            whole(sizes[k - 1], lang),
+            whole(sizes[k], lang)
+        ),
+        (None, Lang::En) => format!(
+            "so Redis holds less at every B measured (up to {})",
+            whole(largest_b, lang)
+        ),
+        (None, Lang::Ru) => format!(
+            "так что Redis занимает меньше при каждом измеренном B (до {})",
+            whole(largest_b, lang)
+        ),
+    };
+    Some(match lang {
+        Lang::En => format!(
+            "**Memory**: Doublets reserves {} up front (its two stores), then needs {} per link (B = {}); Redis grows by {} per link, {crossing}. {link}",
+            bytes_range(reserve),
+            bytes_range(per_link),
+            whole(largest_b, lang),
+            bytes_range(redis_per),
+        ),
+        Lang::Ru => format!(
+            "**Память**: Doublets сразу резервирует {} (два его хранилища), затем тратит {} на связь (B = {}); Redis растёт на {} на связь, {crossing}. {link}",
+            bytes_range(reserve),
+            bytes_range(per_link),
+            whole(largest_b, lang),
+            bytes_range(redis_per),
+        ),
+    })
+}
+
+/// Concurrent clients, reads and writes apart: Doublets' reads at their peak, its writes from one
+/// client to the most, Redis' one request per round trip from one client to the most.
+fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Option<String> {
+    let load = spec.load.as_ref()?;
+    let (&first_k, &last_k) = (load.clients.first()?, load.clients.last()?);
+    let writes = |op: &str| {
+        spec.suites
+            .iter()
+            .flat_map(|s| &s.operations)
+            .any(|o| o.id == op && o.undo.is_some())
+    };
+    // Load rows name server backends with their depth or client: only Doublets' names are plain.
+    let doublets = |backend: &str| {
+        spec.backends
+            .iter()
+            .any(|b| b.name == backend && b.family == "doublets")
+    };
+    let figures: Vec<_> = runs.iter().flat_map(|r| &r.figures).collect();
+    if figures.is_empty() {
+        return None;
+    }
+    let rate = |keep: &dyn Fn(&&redis_vs_doublets::load::Figure) -> bool, k: usize| {
+        range(
+            figures
+                .iter()
+                .filter(|f| keep(f) && f.clients == k)
+                .map(|f| f.per_second),
+        )
+    };
+    let doublets_reads =
+        |f: &&redis_vs_doublets::load::Figure| doublets(&f.backend) && !writes(&f.operation);
+    let doublets_writes =
+        |f: &&redis_vs_doublets::load::Figure| doublets(&f.backend) && writes(&f.operation);
+    let one_by_one = |f: &&redis_vs_doublets::load::Figure| f.backend == "Redis_NonTransaction";
+    let reads_peak = range(
+        figures
+            .iter()
+            .filter(|f| doublets_reads(f))
+            .map(|f| f.per_second),
+    )?;
+    let rates = |(lo, hi): (f64, f64)| {
+        let (lo, hi) = (per_second(lo, lang), per_second(hi, lang));
+        if lo == hi {
+            lo
+        } else {
+            format!("{lo}–{hi}")
+        }
+    };
+    let from_to = |keep: &dyn Fn(&&redis_vs_doublets::load::Figure) -> bool| {
+        Some((rate(keep, first_k)?, rate(keep, last_k)?))
+    };
+    let (w1, wk) = from_to(&doublets_writes)?;
+    let (r1, rk) = from_to(&one_by_one)?;
+    let sizes = sizes_text(runs.iter().map(|r| r.background).collect(), lang);
+    let cpus = runs
+        .iter()
+        .filter_map(|r| r.provenance.get("cpus"))
+        .next()
+        .cloned()
+        .unwrap_or_default();
+    let link = format!(
+        "[{}]({pages}/{})",
+        match lang {
+            Lang::En => "load",
+            Lang::Ru => "нагрузка",
+        },
+        crate::pages::page_file("load", lang)
+    );
+    Some(match lang {
+        Lang::En => format!(
+            "**Concurrent clients** (K = {first_k} … {last_k} on {cpus} CPUs, {sizes}): Doublets' reads run at {} requests/s; its writes, one at a time behind the store's lock, go from {} at K = {first_k} to {} at K = {last_k}; Redis with one request per round trip goes from {} to {} (reads and writes together). {link}",
+            rates(reads_peak), rates(w1), rates(wk), rates(r1), rates(rk)
+        ),
+        Lang::Ru => format!(
+            "**Одновременные клиенты** (K = {first_k} … {last_k} на {cpus} процессорах, {sizes}): чтение Doublets идёт со скоростью {} запросов/с; его запись, по одной за раз под блокировкой хранилища, меняется от {} при K = {first_k} до {} при K = {last_k}; Redis с одним запросом за обмен — от {} до {} (чтение и запись вместе). {link}",
+            rates(reads_peak), rates(w1), rates(wk), rates(r1), rates(rk)
+        ),
+    })
+}
