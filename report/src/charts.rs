@@ -35,6 +35,65 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0xe0, 0x4f, 0x9a),
     RGBColor(0x7a, 0x8b, 0xa3),
 ];
+/// Every store keeps one colour in every chart: its backend's place in the spec picks it from
+/// [`PALETTE`] (the spec declares two Doublets stores and two servers in three modes: eight), a C#
+/// client's variant of a server backend is a lighter or darker shade of it, and a server named
+/// alone (the memory charts' "Redis") takes its first backend's colour. Anything else (a client
+/// in the clients charts) takes its series' place.
+pub struct Colours {
+    backends: Vec<String>,
+    suffixes: Vec<String>,
+}
+
+impl Colours {
+    pub fn new(spec: &redis_vs_doublets::spec::Spec) -> Self {
+        Self {
+            backends: spec.backends.iter().map(|b| b.name.clone()).collect(),
+            suffixes: spec
+                .clients
+                .iter()
+                .filter_map(|c| c.suffix.clone())
+                .collect(),
+        }
+    }
+
+    /// The colour of the series `name`, the `index`-th of its chart.
+    pub fn of(&self, name: &str, index: usize) -> RGBColor {
+        let base = |k: usize| PALETTE[k % PALETTE.len()];
+        // A legend may say more after the store: "Redis_Pipeline (16 a batch)".
+        let name = name.split(" (").next().unwrap_or(name);
+        if let Some(k) = self.backends.iter().position(|b| b == name) {
+            return base(k);
+        }
+        for (rank, suffix) in self.suffixes.iter().enumerate() {
+            if let Some(backend) = name.strip_suffix(&format!("_{suffix}")) {
+                if let Some(k) = self.backends.iter().position(|b| b == backend) {
+                    return shade(base(k), rank);
+                }
+            }
+        }
+        if let Some(k) = self
+            .backends
+            .iter()
+            .position(|b| b.starts_with(&format!("{name}_")))
+        {
+            return base(k);
+        }
+        base(index)
+    }
+}
+
+/// The `rank`-th shade of a colour: lighter, then darker.
+fn shade(RGBColor(r, g, b): RGBColor, rank: usize) -> RGBColor {
+    let (toward, by) = if rank % 2 == 0 {
+        (255.0, 0.45)
+    } else {
+        (0.0, 0.4)
+    };
+    let mix = |c: u8| (f64::from(c) + (toward - f64::from(c)) * by).round() as u8;
+    RGBColor(mix(r), mix(g), mix(b))
+}
+
 /// Legend entries per line: the longest backend name fits a quarter of the width at [`FONT`].
 const LEGEND_PER_LINE: usize = 4;
 /// The height of one legend line.
@@ -62,6 +121,7 @@ pub fn table(
     names: &[String],
     kind: Kind,
     title: &str,
+    colours: &Colours,
     lang: Lang,
 ) -> Result<String> {
     // (group, series, median, low, high) of every measured cell.
@@ -98,16 +158,16 @@ pub fn table(
             &|v| ratio(v, lang),
         ),
     };
-    let range = decades(dots.iter().flat_map(|d| [d.3, d.4]));
+    let range = decades(dots.iter().flat_map(|d| [d.3, d.4]), 10.0);
     let mut svg = String::new();
     {
         // Only the backends with a figure: a legend entry always has its mark.
-        let shown: Vec<(String, usize)> = table
+        let shown: Vec<(String, RGBColor)> = table
             .backends
             .iter()
             .enumerate()
             .filter(|(j, _)| dots.iter().any(|d| d.1 == *j))
-            .map(|(j, b)| (b.clone(), j))
+            .map(|(j, b)| (b.clone(), colours.of(b, j)))
             .collect();
         let lines = shown.chunks(LEGEND_PER_LINE).count().max(1) as u32;
         let root =
@@ -126,7 +186,13 @@ pub fn table(
             .y_label_area_size(90)
             .build_cartesian_2d(0f64..table.rows.len() as f64, widened(&range).log_scale())
             .map_err(draw_error)?;
-        mesh(&mut chart, "", y_desc, &|_| String::new(), label)?;
+        mesh(
+            &mut chart,
+            ("", 10.0),
+            (y_desc, 10.0),
+            &|_| String::new(),
+            label,
+        )?;
         if kind == Kind::Relative {
             chart
                 .draw_series(std::iter::once(PathElement::new(
@@ -138,7 +204,7 @@ pub fn table(
         let width = 0.8 / table.backends.len() as f64;
         for &(k, j, median, low, high) in &dots {
             let x = k as f64 + 0.1 + (j as f64 + 0.5) * width;
-            let color = PALETTE[j % PALETTE.len()];
+            let color = colours.of(&table.backends[j], j);
             chart
                 .draw_series([PathElement::new(
                     [(x, low), (x, high)],
@@ -194,23 +260,39 @@ fn describe(
 }
 
 /// Time per iteration against the number of background links, one line per backend (log–log).
-pub fn sizes(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> Result<String> {
+pub fn sizes(
+    series: &[(String, Vec<(u64, f64)>)],
+    title: &str,
+    colours: &Colours,
+    lang: Lang,
+) -> Result<String> {
     let (x_desc, y_desc) = match lang {
         Lang::En => ("background links (B)", "time per iteration"),
         Lang::Ru => ("фоновые связи (B)", "время итерации"),
     };
-    log_log(
-        series,
-        title,
-        (x_desc, "B"),
-        y_desc,
-        &|v| axis(duration(v, lang)),
-        lang,
-    )
+    let axes = Axes {
+        x: (x_desc, "B", 10.0),
+        y: (y_desc, 10.0),
+        y_label: &|v| axis(duration(v, lang)),
+    };
+    log_log(series, title, &axes, colours, lang)
+}
+
+/// A log–log chart's axes: the x axis' description, symbol and base; the y axis' description and
+/// base, and how a y tick is labelled. Ticks are labelled at the powers of the base.
+struct Axes<'a> {
+    x: (&'a str, &'a str, f64),
+    y: (&'a str, f64),
+    y_label: &'a dyn Fn(f64) -> String,
 }
 
 /// Resident memory per unit of B against B, one line per store (log–log).
-pub fn memory(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> Result<String> {
+pub fn memory(
+    series: &[(String, Vec<(u64, f64)>)],
+    title: &str,
+    colours: &Colours,
+    lang: Lang,
+) -> Result<String> {
     let (x_desc, y_desc) = match lang {
         Lang::En => (
             "B (background links, or keys with their queue items and members)",
@@ -221,14 +303,13 @@ pub fn memory(series: &[(String, Vec<(u64, f64)>)], title: &str, lang: Lang) -> 
             "резидентная память на единицу B",
         ),
     };
-    log_log(
-        series,
-        title,
-        (x_desc, "B"),
-        y_desc,
-        &|v| format_bytes(v, lang),
-        lang,
-    )
+    // Ticks at the powers of 32 are whole binary units (32 B, 1 KiB, 32 KiB), as the tables print.
+    let axes = Axes {
+        x: (x_desc, "B", 10.0),
+        y: (y_desc, 32.0),
+        y_label: &|v| format_bytes(v, lang),
+    };
+    log_log(series, title, &axes, colours, lang)
 }
 
 /// What the load measurement shows against the number of concurrent clients K, one line per
@@ -243,6 +324,7 @@ pub fn clients(
     series: &[(String, Vec<(u64, f64)>)],
     title: &str,
     metric: LoadMetric,
+    colours: &Colours,
     lang: Lang,
 ) -> Result<String> {
     let x_desc = match lang {
@@ -252,14 +334,20 @@ pub fn clients(
     let y_desc = match (metric, lang) {
         (LoadMetric::PerSecond, Lang::En) => "requests per second",
         (LoadMetric::PerSecond, Lang::Ru) => "запросов в секунду",
-        (LoadMetric::P99, Lang::En) => "99th percentile latency of a timed batch",
-        (LoadMetric::P99, Lang::Ru) => "задержка измеряемой пачки, 99-й процентиль",
+        (LoadMetric::P99, Lang::En) => "p99 of a timed batch (its size in the legend)",
+        (LoadMetric::P99, Lang::Ru) => "p99 измеряемой пачки (её размер — в легенде)",
     };
     let label = |v: f64| match metric {
         LoadMetric::PerSecond => crate::format::per_second(v, lang),
         LoadMetric::P99 => axis(duration(v, lang)),
     };
-    log_log(series, title, (x_desc, "K"), y_desc, &label, lang)
+    // K doubles from 1 to the most clients: powers of 2 label every K and end the axis there.
+    let axes = Axes {
+        x: (x_desc, "K", 2.0),
+        y: (y_desc, 10.0),
+        y_label: &label,
+    };
+    log_log(series, title, &axes, colours, lang)
 }
 
 /// A value against B (or K: `x` is the axis' description and its symbol), one line per series
@@ -267,22 +355,22 @@ pub fn clients(
 fn log_log(
     series: &[(String, Vec<(u64, f64)>)],
     title: &str,
-    (x_desc, x_symbol): (&str, &str),
-    y_desc: &str,
-    y_label: &dyn Fn(f64) -> String,
+    axes: &Axes<'_>,
+    colours: &Colours,
     lang: Lang,
 ) -> Result<String> {
+    let ((x_desc, x_symbol, x_base), (y_desc, y_base), y_label) = (axes.x, axes.y, axes.y_label);
     let points: Vec<&(u64, f64)> = series.iter().flat_map(|(_, p)| p).collect();
-    let x_range = decades(points.iter().map(|(b, _)| *b as f64));
-    let y_range = decades(points.iter().map(|(_, v)| *v));
+    let x_range = decades(points.iter().map(|(b, _)| *b as f64), x_base);
+    let y_range = decades(points.iter().map(|(_, v)| *v), y_base);
     let mut svg = String::new();
     {
         // Three names to a line of the narrower chart.
         let per_line = 3;
-        let names: Vec<(String, usize)> = series
+        let names: Vec<(String, RGBColor)> = series
             .iter()
             .enumerate()
-            .map(|(j, (n, _))| (n.clone(), j))
+            .map(|(j, (n, _))| (n.clone(), colours.of(n, j)))
             .collect();
         let lines = names.chunks(per_line).count().max(2) as u32;
         let root = SVGBackend::with_string(&mut svg, (760, 420 + 30 * lines)).into_drawing_area();
@@ -300,17 +388,20 @@ fn log_log(
             .margin_right(50)
             .x_label_area_size(50)
             .y_label_area_size(90)
-            .build_cartesian_2d(widened(&x_range).log_scale(), widened(&y_range).log_scale())
+            .build_cartesian_2d(
+                widened(&x_range).log_scale().base(x_base),
+                widened(&y_range).log_scale().base(y_base),
+            )
             .map_err(draw_error)?;
         mesh(
             &mut chart,
-            x_desc,
-            y_desc,
+            (x_desc, x_base),
+            (y_desc, y_base),
             &|v| crate::format::whole(v.round() as u64, lang),
             y_label,
         )?;
-        for (j, (_, points)) in series.iter().enumerate() {
-            let color = PALETTE[j % PALETTE.len()];
+        for (j, (name, points)) in series.iter().enumerate() {
+            let color = colours.of(name, j);
             let line: Vec<(f64, f64)> = points.iter().map(|(b, t)| (*b as f64, *t)).collect();
             chart
                 .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
@@ -347,14 +438,15 @@ fn mesh<X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f
         SVGBackend<'_>,
         Cartesian2d<X, plotters::coord::combinators::LogCoord<f64>>,
     >,
-    x_desc: &str,
-    y_desc: &str,
+    (x_desc, x_base): (&str, f64),
+    (y_desc, y_base): (&str, f64),
     x_label: &dyn Fn(f64) -> String,
     y_label: &dyn Fn(f64) -> String,
 ) -> Result<()> {
     let style = ("sans-serif", FONT).into_font().color(&INK);
-    let decade = |v: f64| {
-        let d = 10f64.powf(v.log10().round());
+    // A tick is labelled when it is a power of its axis' base.
+    let power = |v: f64, base: f64| {
+        let d = base.powf((v.ln() / base.ln()).round());
         ((v - d).abs() < d * 1e-6).then_some(d)
     };
     chart
@@ -367,23 +459,25 @@ fn mesh<X: Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f
         .bold_line_style(INK.mix(0.3))
         .label_style(style.clone())
         .axis_desc_style(style)
-        .x_label_formatter(&|v| decade(*v).map_or_else(String::new, x_label))
-        .y_label_formatter(&|v| decade(*v).map_or_else(String::new, y_label))
+        .x_label_formatter(&|v| power(*v, x_base).map_or_else(String::new, x_label))
+        .y_label_formatter(&|v| power(*v, y_base).map_or_else(String::new, y_label))
         .draw()
         .map_err(draw_error)?;
     Ok(())
 }
 
-/// The smallest range of whole decades that holds every value (at least one decade wide).
-fn decades(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+/// The smallest range between powers of `base` that holds every value (at least one power wide).
+fn decades(values: impl Iterator<Item = f64>, base: f64) -> std::ops::Range<f64> {
     let (low, high) = values
         .filter(|v| *v > 0.0 && v.is_finite())
         .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if low > high {
-        return 1.0..10.0;
+        return 1.0..base;
     }
-    let bottom = 10f64.powf(low.log10().floor());
-    let top = 10f64.powf(high.log10().ceil()).max(bottom * 10.0);
+    // A hair of tolerance: 32 is a power of 2, though its logarithm may come out a bit above 5.
+    let exponent = |v: f64| v.ln() / base.ln();
+    let bottom = base.powf((exponent(low) + 1e-9).floor());
+    let top = base.powf((exponent(high) - 1e-9).ceil()).max(bottom * base);
     bottom..top
 }
 
@@ -409,18 +503,15 @@ fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<
 /// colour.
 fn draw_legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
-    names: &[(String, usize)],
+    names: &[(String, RGBColor)],
     per_line: usize,
 ) -> Result<()> {
     let style = ("sans-serif", FONT).into_font().color(&INK);
     let width = area.dim_in_pixel().0 as i32 / per_line.max(1) as i32;
-    for (k, (name, series)) in names.iter().enumerate() {
+    for (k, (name, colour)) in names.iter().enumerate() {
         let x = 20 + k as i32 * width;
-        area.draw(&Rectangle::new(
-            [(x, 8), (x + 12, 20)],
-            PALETTE[series % PALETTE.len()].filled(),
-        ))
-        .map_err(draw_error)?;
+        area.draw(&Rectangle::new([(x, 8), (x + 12, 20)], colour.filled()))
+            .map_err(draw_error)?;
         area.draw(&Text::new(name.clone(), (x + 18, 6), style.clone()))
             .map_err(draw_error)?;
     }
@@ -464,24 +555,10 @@ fn ratio(value: f64, lang: Lang) -> String {
     axis(format!("{text}×"))
 }
 
-/// Axis labels at the decades of a log axis: "100 B", "10 kB", "1 MB" (decimal units, so that a
-/// label is its tick's exact value).
+/// Axis labels at the powers of 32 of a log axis: "32 B", "1 KiB", "32 MiB" (binary units, as the
+/// tables print them, so that a label is its tick's exact value).
 fn format_bytes(bytes: f64, lang: Lang) -> String {
-    let units: [&str; 4] = match lang {
-        Lang::En => ["B", "kB", "MB", "GB"],
-        Lang::Ru => ["Б", "кБ", "МБ", "ГБ"],
-    };
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < units.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    axis(format!(
-        "{} {}",
-        crate::format::significant(value, lang),
-        units[unit]
-    ))
+    axis(crate::format::bytes(bytes, lang))
 }
 
 #[cfg(test)]
@@ -490,9 +567,11 @@ mod tests {
 
     #[test]
     fn decades_hold_every_value() {
-        assert_eq!(decades([2.6e3, 5e6].into_iter()), 1e3..1e7);
-        assert_eq!(decades([100.0].into_iter()), 100.0..1000.0);
-        assert_eq!(decades(std::iter::empty()), 1.0..10.0);
+        assert_eq!(decades([2.6e3, 5e6].into_iter(), 10.0), 1e3..1e7);
+        assert_eq!(decades([100.0].into_iter(), 10.0), 100.0..1000.0);
+        assert_eq!(decades(std::iter::empty(), 10.0), 1.0..10.0);
+        // The clients axis ends at the most clients, not at the next decade.
+        assert_eq!(decades([1.0, 32.0].into_iter(), 2.0), 1.0..32.0);
     }
 
     #[test]
@@ -502,6 +581,7 @@ mod tests {
         assert_eq!(axis("100 ns".into()), "100 ns");
         assert_eq!(ratio(0.01, Lang::Ru), "0,01×");
         assert_eq!(ratio(100.0, Lang::En), "100×");
-        assert_eq!(format_bytes(10_000.0, Lang::Ru), "10 кБ");
+        assert_eq!(format_bytes(32.0 * 1024.0, Lang::Ru), "32 КиБ");
+        assert_eq!(format_bytes(1024.0, Lang::En), "1 KiB");
     }
 }

@@ -97,6 +97,33 @@ fn page_links(lines: &[&Line], suite: &str, pages: &str, lang: Lang) -> String {
         .join(" · ")
 }
 
+/// Whether an operation only reads: every request of its work is one that concurrent clients of
+/// an in-process store run under the shared lock (the suite's own [`Request::reads`]).
+pub fn reads_only(spec: &Spec, operation: &str) -> bool {
+    use redis_vs_doublets::{
+        links::LinkRequest, payload::PayloadRequest, store::Request, typical::UsageRequest,
+    };
+    fn all_read<R: Request>(work: &redis_vs_doublets::spec::Work) -> bool {
+        work.requests(&[1000, 10], R::build)
+            .is_ok_and(|requests| requests.iter().all(R::reads))
+    }
+    spec.suites.iter().any(|suite| {
+        suite
+            .operations
+            .iter()
+            .filter(|o| o.id == operation)
+            .any(|o| {
+                // The one place the report names the suites' request types.
+                match suite.id.as_str() {
+                    "links" => all_read::<LinkRequest>(&o.work),
+                    "typical" => all_read::<UsageRequest>(&o.work),
+                    "payload" => all_read::<PayloadRequest>(&o.work),
+                    _ => false,
+                }
+            })
+    })
+}
+
 /// Every statement, in reading order.
 pub fn findings(
     spec: &Spec,
@@ -377,59 +404,69 @@ fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String>
     })
 }
 
-/// Concurrent clients, reads and writes apart: Doublets' reads at their peak, its writes from one
-/// client to the most, Redis' one request per round trip from one client to the most.
-fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Option<String> {
+/// One class of load rows: the range of its factors from the fewest clients to the most, and of
+/// its rates at the most.
+pub type Scaling = (Option<(f64, f64)>, Option<(f64, f64)>);
+
+/// Concurrent clients, reads and writes apart: how each store's rate changes from the fewest
+/// clients to the most (the most's requests per second over the fewest's, for every run, store
+/// and operation), Doublets' reads and writes and Redis' one request per round trip.
+pub fn load_scaling(spec: &Spec, runs: &[LoadRun]) -> Option<[Scaling; 3]> {
     let load = spec.load.as_ref()?;
     let (&first_k, &last_k) = (load.clients.first()?, load.clients.last()?);
-    let writes = |op: &str| {
-        spec.suites
-            .iter()
-            .flat_map(|s| &s.operations)
-            .any(|o| o.id == op && o.undo.is_some())
-    };
     // Load rows name server backends with their depth or client: only Doublets' names are plain.
     let doublets = |backend: &str| {
         spec.backends
             .iter()
             .any(|b| b.name == backend && b.family == "doublets")
     };
-    let figures: Vec<_> = runs.iter().flat_map(|r| &r.figures).collect();
-    if figures.is_empty() {
-        return None;
-    }
-    let rate = |keep: &dyn Fn(&&redis_vs_doublets::load::Figure) -> bool, k: usize| {
-        range(
-            figures
-                .iter()
-                .filter(|f| keep(f) && f.clients == k)
-                .map(|f| f.per_second),
-        )
+    let class = |f: &redis_vs_doublets::load::Figure| match (
+        doublets(&f.backend),
+        reads_only(spec, &f.operation),
+    ) {
+        (true, true) => Some(0),
+        (true, false) => Some(1),
+        _ if f.backend == "Redis_NonTransaction" => Some(2),
+        _ => None,
     };
-    let doublets_reads =
-        |f: &&redis_vs_doublets::load::Figure| doublets(&f.backend) && !writes(&f.operation);
-    let doublets_writes =
-        |f: &&redis_vs_doublets::load::Figure| doublets(&f.backend) && writes(&f.operation);
-    let one_by_one = |f: &&redis_vs_doublets::load::Figure| f.backend == "Redis_NonTransaction";
-    let reads_peak = range(
-        figures
-            .iter()
-            .filter(|f| doublets_reads(f))
-            .map(|f| f.per_second),
-    )?;
-    let rates = |(lo, hi): (f64, f64)| {
-        let (lo, hi) = (per_second(lo, lang), per_second(hi, lang));
-        if lo == hi {
-            lo
-        } else {
-            format!("{lo}–{hi}")
+    let mut changes: [Vec<f64>; 3] = Default::default();
+    let mut most: [Vec<f64>; 3] = Default::default();
+    for run in runs {
+        for f in run.figures.iter().filter(|f| f.clients == first_k) {
+            let Some(c) = class(f) else { continue };
+            let Some(last) = run.figures.iter().find(|g| {
+                g.clients == last_k && g.backend == f.backend && g.operation == f.operation
+            }) else {
+                continue;
+            };
+            changes[c].push(last.per_second / f.per_second);
+            most[c].push(last.per_second);
         }
+    }
+    let [a, b, c] = [0, 1, 2].map(|k| {
+        (
+            range(changes[k].iter().copied()),
+            range(most[k].iter().copied()),
+        )
+    });
+    Some([a, b, c])
+}
+
+fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Option<String> {
+    let load = spec.load.as_ref()?;
+    let (&first_k, &last_k) = (load.clients.first()?, load.clients.last()?);
+    let [(reads, reads_at), (writes, writes_at), (one, one_at)] = load_scaling(spec, runs)?;
+    let (reads, writes, one) = (reads?, writes?, one?);
+    let rates = |r: Option<(f64, f64)>| {
+        r.map_or("—".into(), |(lo, hi)| {
+            let (lo, hi) = (per_second(lo, lang), per_second(hi, lang));
+            if lo == hi {
+                lo
+            } else {
+                format!("{lo}–{hi}")
+            }
+        })
     };
-    let from_to = |keep: &dyn Fn(&&redis_vs_doublets::load::Figure) -> bool| {
-        Some((rate(keep, first_k)?, rate(keep, last_k)?))
-    };
-    let (w1, wk) = from_to(&doublets_writes)?;
-    let (r1, rk) = from_to(&one_by_one)?;
     let sizes = sizes_text(runs.iter().map(|r| r.background).collect(), lang);
     let cpus = runs
         .iter()
@@ -447,12 +484,12 @@ fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Optio
     );
     Some(match lang {
         Lang::En => format!(
-            "**Concurrent clients** (K = {first_k} … {last_k} on {cpus} CPUs, {sizes}): Doublets' reads run at {} requests/s; its writes, one at a time behind the store's lock, go from {} at K = {first_k} to {} at K = {last_k}; Redis with one request per round trip goes from {} to {} (reads and writes together). {link}",
-            rates(reads_peak), rates(w1), rates(wk), rates(r1), rates(rk)
+            "**Concurrent clients, reads and writes apart** (K = {first_k} against {last_k} on {cpus} CPUs, {sizes}): Doublets' reads change {} (to {} requests/s); its writes, one at a time behind the store's lock, {} (to {}); Redis with one request per round trip {} (to {}). A factor is the rate at K = {last_k} over the rate at K = {first_k}, per store, operation and run. {link}",
+            times_range(reads, lang), rates(reads_at), times_range(writes, lang), rates(writes_at), times_range(one, lang), rates(one_at)
         ),
         Lang::Ru => format!(
-            "**Одновременные клиенты** (K = {first_k} … {last_k} на {cpus} процессорах, {sizes}): чтение Doublets идёт со скоростью {} запросов/с; его запись, по одной за раз под блокировкой хранилища, меняется от {} при K = {first_k} до {} при K = {last_k}; Redis с одним запросом за обмен — от {} до {} (чтение и запись вместе). {link}",
-            rates(reads_peak), rates(w1), rates(wk), rates(r1), rates(rk)
+            "**Одновременные клиенты, чтение и запись отдельно** (K = {first_k} против {last_k} на {cpus} процессорах, {sizes}): скорость чтения Doublets меняется в {} раза (до {} запросов/с); его записи, по одной за раз под блокировкой хранилища, — в {} раза (до {}); Redis с одним запросом за обмен — в {} раза (до {}). Множитель — скорость при K = {last_k}, делённая на скорость при K = {first_k}, для каждого хранилища, операции и прогона. {link}",
+            times_range(reads, lang).trim_end_matches('×'), rates(reads_at), times_range(writes, lang).trim_end_matches('×'), rates(writes_at), times_range(one, lang).trim_end_matches('×'), rates(one_at)
         ),
     })
 }

@@ -160,6 +160,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     // Every chart in both languages: the Russian README links the Russian ones.
     let mut size_charts = std::collections::BTreeSet::new();
     let mut memory_charts = std::collections::BTreeSet::new();
+    let colours = charts::Colours::new(&spec);
     for lang in [Lang::En, Lang::Ru] {
         let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
         for table in &tables {
@@ -177,6 +178,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                         &names(table),
                         kind,
                         &view::chart_title(table, &text(&suite.name), kind, lang),
+                        &colours,
                         lang,
                     )?,
                 ));
@@ -186,17 +188,23 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             let suite = spec
                 .suite(&clients.suite)
                 .expect("tables are built from the spec");
-            let table = clients.as_table();
-            outputs.push((
-                args.charts.join(view::clients_chart_name(&clients, lang)),
-                charts::table(
-                    &table,
-                    &names(&table),
-                    charts::Kind::Time,
-                    &view::clients_chart_title(&clients, &text(&suite.name), lang),
-                    lang,
-                )?,
-            ));
+            for mode in &clients.modes {
+                let Some(table) = clients.for_mode(mode) else {
+                    continue;
+                };
+                outputs.push((
+                    args.charts
+                        .join(view::clients_chart_name(&clients, mode, lang)),
+                    charts::table(
+                        &table,
+                        &names(&table),
+                        charts::Kind::Time,
+                        &view::clients_chart_title(&clients, &text(&suite.name), mode, lang),
+                        &colours,
+                        lang,
+                    )?,
+                ));
+            }
         }
         for ((language, operations, operation), series) in size_series(&tables) {
             let file = view::size_chart_name(&language, operations, &operation, lang);
@@ -209,43 +217,48 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             let title = view::size_chart_title(&language, &name, operations, lang);
             outputs.push((
                 args.charts.join(&file),
-                charts::sizes(&series, &title, lang)?,
+                charts::sizes(&series, &title, &colours, lang)?,
             ));
             size_charts.insert((language, operations, operation));
         }
         for run in &load {
             for suite in &spec.suites {
-                let Some((operation, by_store)) = view::load_chart_series(&spec, run, &suite.id)
-                else {
-                    continue;
-                };
-                for metric in [charts::LoadMetric::PerSecond, charts::LoadMetric::P99] {
-                    let series: Vec<(String, Vec<(u64, f64)>)> = by_store
-                        .iter()
-                        .map(|(store, points)| {
-                            let values = points
-                                .iter()
-                                .map(|(k, per_second, p99)| match metric {
-                                    charts::LoadMetric::PerSecond => (*k, *per_second),
-                                    charts::LoadMetric::P99 => (*k, *p99),
-                                })
-                                .collect();
-                            (store.clone(), values)
-                        })
-                        .collect();
-                    let file = view::load_chart_name(run, &suite.id, metric, lang);
-                    let title = view::load_chart_title(
-                        run.language(),
-                        &text(&suite.name),
-                        &operation,
-                        run.background,
-                        metric,
-                        lang,
-                    );
-                    outputs.push((
-                        args.charts.join(&file),
-                        charts::clients(&series, &title, metric, lang)?,
-                    ));
+                for (kind, operation, by_store) in view::load_chart_series(&spec, run, &suite.id) {
+                    for metric in [charts::LoadMetric::PerSecond, charts::LoadMetric::P99] {
+                        let series: Vec<(String, Vec<(u64, f64)>)> = by_store
+                            .iter()
+                            .map(|(store, batch, points)| {
+                                let values = points
+                                    .iter()
+                                    .map(|(k, per_second, p99)| match metric {
+                                        charts::LoadMetric::PerSecond => (*k, *per_second),
+                                        charts::LoadMetric::P99 => (*k, *p99),
+                                    })
+                                    .collect();
+                                // A latency is one timed batch's: the legend says how big.
+                                let name = match metric {
+                                    charts::LoadMetric::P99 => {
+                                        view::batch_name(store, *batch, lang)
+                                    }
+                                    charts::LoadMetric::PerSecond => store.clone(),
+                                };
+                                (name, values)
+                            })
+                            .collect();
+                        let file = view::load_chart_name(run, &suite.id, kind, metric, lang);
+                        let title = view::load_chart_title(
+                            run.language(),
+                            &text(&suite.name),
+                            &operation,
+                            run.background,
+                            metric,
+                            lang,
+                        );
+                        outputs.push((
+                            args.charts.join(&file),
+                            charts::clients(&series, &title, metric, &colours, lang)?,
+                        ));
+                    }
                 }
             }
         }
@@ -256,7 +269,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 let title = view::memory_chart_title(&text(&suite.name), lang);
                 outputs.push((
                     args.charts.join(&file),
-                    charts::memory(&series, &title, lang)?,
+                    charts::memory(&series, &title, &colours, lang)?,
                 ));
                 memory_charts.insert(suite.id.clone());
             }

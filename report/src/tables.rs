@@ -502,6 +502,22 @@ pub struct ClientsTable {
 }
 
 impl ClientsTable {
+    /// One mode's cells as a table whose columns are the clients: a chart per mode keeps each to
+    /// a handful of series.
+    pub fn for_mode(&self, mode: &str) -> Option<Table> {
+        let m = self.modes.iter().position(|x| x == mode)?;
+        let mut table = self.as_table();
+        table.backends = self
+            .clients
+            .iter()
+            .map(|c| c.split(" (").next().unwrap_or(c).to_string())
+            .collect();
+        for (row, (_, cells)) in table.rows.iter_mut().zip(&self.rows) {
+            row.cells = cells.iter().map(|by_mode| by_mode[m].clone()).collect();
+        }
+        Some(table)
+    }
+
     /// As a table whose columns are client × mode, for a chart.
     pub fn as_table(&self) -> Table {
         let columns: Vec<String> = self

@@ -189,7 +189,8 @@ pub struct ClientsView {
     rows: Vec<ClientsRowView>,
     /// (client, mode, why) for the cells a client cannot run.
     cannot: Vec<(String, String, String)>,
-    chart: String,
+    /// (mode, chart): one chart per mode, a series per client.
+    charts: Vec<(String, String)>,
     rounds: usize,
 }
 
@@ -216,9 +217,8 @@ pub struct LoadView {
     latency: Vec<LatencyRowView>,
     /// redis-benchmark's test per row, each cell "ours / theirs (ratio)".
     versus: Vec<LoadRowView>,
-    chart_operation: String,
-    chart_per_second: String,
-    chart_p99: String,
+    /// (operation, requests per second chart, p99 chart): the first read, then the first write.
+    charts: Vec<(String, String, String)>,
     date: String,
     cpu: String,
     cpus: String,
@@ -418,13 +418,19 @@ fn svg(stem: String, lang: Lang) -> String {
     }
 }
 
-pub fn load_chart_name(run: &LoadRun, suite: &str, metric: LoadMetric, lang: Lang) -> String {
+pub fn load_chart_name(
+    run: &LoadRun,
+    suite: &str,
+    kind: &str,
+    metric: LoadMetric,
+    lang: Lang,
+) -> String {
     let what = match metric {
         LoadMetric::PerSecond => "per-second",
         LoadMetric::P99 => "p99",
     };
     let (language, b) = (run.language(), run.background);
-    svg(format!("load-{language}-{suite}-b{b}-{what}"), lang)
+    svg(format!("load-{language}-{suite}-b{b}{kind}-{what}"), lang)
 }
 
 pub fn load_chart_title(
@@ -489,32 +495,45 @@ fn load_rows_note(
     }
 }
 
-/// The series of a suite's load chart: its first load operation that the run measured, as
-/// (operation name, one line per store of (K, requests per second, p99 in ns)).
-pub type LoadSeries = Vec<(String, Vec<(u64, f64, f64)>)>;
+/// The series of one load chart: (store, its batch, one point per K of (K, requests per second,
+/// p99 in ns)).
+pub type LoadSeries = Vec<(String, usize, Vec<(u64, f64, f64)>)>;
 
-pub fn load_chart_series(spec: &Spec, run: &LoadRun, suite: &str) -> Option<(String, LoadSeries)> {
-    let load = spec.load.as_ref()?;
-    let operation = load
-        .operations
-        .iter()
-        .filter(|o| o.suite == suite)
-        .find(|o| run.figures.iter().any(|f| f.operation == o.id))?;
-    let mut series: LoadSeries = Vec::new();
-    for f in run.figures.iter().filter(|f| f.operation == operation.id) {
-        let point = (f.clients as u64, f.per_second, f.latency_ns.p99 as f64);
-        match series.iter_mut().find(|(store, _)| *store == f.backend) {
-            Some((_, points)) => points.push(point),
-            None => series.push((f.backend.clone(), vec![point])),
-        }
-    }
-    let name = spec
-        .suite(suite)?
-        .operations
-        .iter()
-        .find(|o| o.id == operation.id)
-        .map_or(operation.id.clone(), |o| o.name.clone());
-    Some((name, series))
+/// A suite's load charts for one run: its first read and its first write operation the run
+/// measured, each as (file stem's suffix, operation name, series). Reads keep the plain name.
+pub fn load_chart_series(
+    spec: &Spec,
+    run: &LoadRun,
+    suite: &str,
+) -> Vec<(&'static str, String, LoadSeries)> {
+    let (Some(load), Some(of_suite)) = (spec.load.as_ref(), spec.suite(suite)) else {
+        return Vec::new();
+    };
+    let writes = |id: &str| !crate::findings::reads_only(spec, id);
+    [("", false), ("-writes", true)]
+        .into_iter()
+        .filter_map(|(suffix, write)| {
+            let operation = load
+                .operations
+                .iter()
+                .filter(|o| o.suite == suite && writes(&o.id) == write)
+                .find(|o| run.figures.iter().any(|f| f.operation == o.id))?;
+            let mut series: LoadSeries = Vec::new();
+            for f in run.figures.iter().filter(|f| f.operation == operation.id) {
+                let point = (f.clients as u64, f.per_second, f.latency_ns.p99 as f64);
+                match series.iter_mut().find(|(store, ..)| *store == f.backend) {
+                    Some((_, _, points)) => points.push(point),
+                    None => series.push((f.backend.clone(), f.batch, vec![point])),
+                }
+            }
+            let name = of_suite
+                .operations
+                .iter()
+                .find(|o| o.id == operation.id)
+                .map_or(operation.id.clone(), |o| o.name.clone());
+            Some((suffix, name, series))
+        })
+        .collect()
 }
 
 /// A suite's load tables, one per run that measured it.
@@ -536,9 +555,10 @@ fn load_views(
     let mut views = Vec::new();
     for run in runs {
         let figures: Vec<_> = run.figures.iter().filter(|f| f.suite == suite).collect();
-        let Some((chart_operation, _)) = load_chart_series(spec, run, suite) else {
+        let chart_series = load_chart_series(spec, run, suite);
+        if chart_series.is_empty() {
             continue;
-        };
+        }
         let mut keys: Vec<(&str, &str)> = Vec::new();
         for f in &figures {
             if !keys.contains(&(f.operation.as_str(), f.backend.as_str())) {
@@ -626,10 +646,10 @@ fn load_views(
             })
             .collect();
         let get = |key: &str| run.provenance.get(key).cloned().unwrap_or_default();
-        let chart = |metric| {
+        let chart = |kind, metric| {
             format!(
                 "{charts_link}/{}",
-                load_chart_name(run, suite, metric, lang)
+                load_chart_name(run, suite, kind, metric, lang)
             )
         };
         views.push(LoadView {
@@ -641,9 +661,16 @@ fn load_views(
             latency_clients_text: whole(load.latency_clients as u64, lang),
             latency,
             versus,
-            chart_operation,
-            chart_per_second: chart(LoadMetric::PerSecond),
-            chart_p99: chart(LoadMetric::P99),
+            charts: chart_series
+                .iter()
+                .map(|(kind, operation, _)| {
+                    (
+                        operation.clone(),
+                        chart(kind, LoadMetric::PerSecond),
+                        chart(kind, LoadMetric::P99),
+                    )
+                })
+                .collect(),
             date: prefix(&get("date"), 10).to_string(),
             cpu: get("cpu"),
             cpus: get("cpus"),
@@ -706,17 +733,21 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
     }
 }
 
-pub fn clients_chart_name(t: &ClientsTable, lang: Lang) -> String {
+pub fn clients_chart_name(t: &ClientsTable, mode: &str, lang: Lang) -> String {
     svg(
         format!(
-            "clients-{}-b{}-n{}-{}",
-            t.suite, t.background, t.operations, t.server
+            "clients-{}-b{}-n{}-{}-{}",
+            t.suite,
+            t.background,
+            t.operations,
+            t.server,
+            mode.to_lowercase()
         ),
         lang,
     )
 }
 
-pub fn clients_chart_title(t: &ClientsTable, suite: &str, lang: Lang) -> String {
+pub fn clients_chart_title(t: &ClientsTable, suite: &str, mode: &str, lang: Lang) -> String {
     let sizes = format!(
         "B = {}, N = {}",
         whole(t.background, lang),
@@ -724,11 +755,11 @@ pub fn clients_chart_title(t: &ClientsTable, suite: &str, lang: Lang) -> String 
     );
     match lang {
         Lang::En => format!(
-            "{suite} on {}: every client, time per iteration ({sizes})",
+            "{suite} on {}, {mode}: every client, time per iteration ({sizes})",
             t.server_name
         ),
         Lang::Ru => format!(
-            "{suite} на {}: все клиенты, время итерации ({sizes})",
+            "{suite} на {}, {mode}: все клиенты, время итерации ({sizes})",
             t.server_name
         ),
     }
@@ -801,7 +832,16 @@ fn clients_view(
         modes: t.modes.clone(),
         rows,
         cannot,
-        chart: format!("{charts_link}/{}", clients_chart_name(t, lang)),
+        charts: t
+            .modes
+            .iter()
+            .map(|m| {
+                (
+                    m.clone(),
+                    format!("{charts_link}/{}", clients_chart_name(t, m, lang)),
+                )
+            })
+            .collect(),
         rounds: t.rounds,
     }
 }
@@ -1575,12 +1615,7 @@ fn load_summaries(spec: &Spec, runs: &[LoadRun], suite: &str, lang: Lang) -> Vec
     let Some(of_suite) = spec.suite(suite) else {
         return Vec::new();
     };
-    let writes = |id: &str| {
-        of_suite
-            .operations
-            .iter()
-            .any(|o| o.id == id && o.undo.is_some())
-    };
+    let writes = |id: &str| !crate::findings::reads_only(spec, id);
     let name = |id: &str| {
         of_suite
             .operations
@@ -1659,5 +1694,15 @@ fn provenance_text(value: &str, lang: Lang) -> String {
             .replace("scripts:", "скрипты:")
             .replace(" GiB", " ГиБ")
             .replace(" MiB", " МиБ"),
+    }
+}
+
+/// A store's name with its batch, for a latency legend: "Redis_Pipeline (16 a batch)".
+pub fn batch_name(store: &str, batch: usize, lang: Lang) -> String {
+    match (batch, lang) {
+        (1, Lang::En) => format!("{store} (1 request)"),
+        (1, Lang::Ru) => format!("{store} (1 запрос)"),
+        (n, Lang::En) => format!("{store} ({n} a batch)"),
+        (n, Lang::Ru) => format!("{store} (пачка {n})"),
     }
 }

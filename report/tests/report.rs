@@ -702,8 +702,8 @@ fn load_runs_become_tables_and_charts_against_clients() {
             ],
             "Against redis-benchmark",
             [
-                "load-rust-typical-b1000-per-second.svg",
-                "load-csharp-typical-b1000-per-second.svg",
+                "load-rust-typical-b1000-writes-per-second.svg",
+                "load-csharp-typical-b1000-writes-per-second.svg",
             ],
         ),
         (
@@ -714,8 +714,8 @@ fn load_runs_become_tables_and_charts_against_clients() {
             ],
             "Рядом с redis-benchmark",
             [
-                "load-rust-typical-b1000-p99.ru.svg",
-                "load-csharp-typical-b1000-p99.ru.svg",
+                "load-rust-typical-b1000-writes-p99.ru.svg",
+                "load-csharp-typical-b1000-writes-p99.ru.svg",
             ],
         ),
     ] {
@@ -750,7 +750,7 @@ fn load_runs_become_tables_and_charts_against_clients() {
             && readme.contains("(docs/load.md)"),
         "{readme}"
     );
-    let svg = work.read("docs/charts/load-csharp-typical-b1000-per-second.svg");
+    let svg = work.read("docs/charts/load-csharp-typical-b1000-writes-per-second.svg");
     assert!(
         svg.contains("C#, Typical Redis usage") && svg.contains("K = 32"),
         "{svg}"
@@ -877,13 +877,16 @@ fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why()
             && ru.contains("этот набор не запускает: FreeRedis 1.5.5"),
         "{ru}"
     );
-    assert!(
-        work.path("docs/charts/clients-links-b1000-n100-redis.en.svg")
-            .exists()
-            || work
-                .path("docs/charts/clients-links-b1000-n100-redis.svg")
-                .exists()
-    );
+    // A chart per mode, a series per client.
+    for mode in ["nontransaction", "transaction", "pipeline"] {
+        let chart = work.read(&format!(
+            "docs/charts/clients-links-b1000-n100-redis-{mode}.svg"
+        ));
+        assert!(
+            chart.contains("FreeRedis 1.5.5") && chart.contains("redis-rs 1.8.1"),
+            "{chart}"
+        );
+    }
     let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
     let table = json["tables"]
         .as_array()
@@ -975,8 +978,21 @@ fn the_first_screen_holds_findings_that_the_results_back() {
     }
     for run in json["load"].as_array().unwrap() {
         sizes.push(run["background"].as_u64().unwrap());
-        for f in run["figures"].as_array().unwrap() {
+        let figures = run["figures"].as_array().unwrap();
+        for f in figures {
             backends.push(f["backend"].as_str().unwrap().to_string());
+            // A load factor: the same store and operation at the most clients over one client.
+            let same = |g: &&serde_json::Value| {
+                g["backend"] == f["backend"] && g["operation"] == f["operation"]
+            };
+            if f["clients"] == 1 {
+                for g in figures.iter().filter(same) {
+                    ratios.push(report::findings::times(
+                        number(&g["per_second"]) / number(&f["per_second"]),
+                        Lang::En,
+                    ));
+                }
+            }
         }
     }
     for table in json["tables"].as_array().unwrap() {
