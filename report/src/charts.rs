@@ -113,8 +113,8 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart: {e:?}")
 }
 
-/// A table as a dot plot: a group per operation, a dot per backend at its median with its spread
-/// (the rounds' range) as a vertical line; `Kind::Relative` divides every figure by the row's
+/// A table as a dot plot: a group per operation, a dot per backend at its median with its 95%
+/// interval (none with one round) as a vertical line; `Kind::Relative` divides every figure by the row's
 /// fastest server mode, so Doublets and the servers read on one axis.
 pub fn table(
     table: &Table,
@@ -144,8 +144,8 @@ pub fn table(
                 k,
                 j,
                 cell.median_ns / scale,
-                cell.low_ns.max(f64::MIN_POSITIVE) / scale,
-                cell.high_ns / scale,
+                cell.span_ns().0.max(f64::MIN_POSITIVE) / scale,
+                cell.span_ns().1 / scale,
             ));
         }
     }

@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use crate::{
     format::{bytes, per_second, significant, whole, Lang},
-    headline::{Line, Verdict},
+    headline::Line,
+    stats::Verdict,
     view::language_name,
 };
 

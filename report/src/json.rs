@@ -165,11 +165,9 @@ pub struct Measured {
     pub sd_ns: f64,
     /// Each round's median, in round order.
     pub rounds_ns: Vec<f64>,
-    /// The spread: the rounds' range (median ∓ sd for a single round).
-    pub low_ns: f64,
-    pub high_ns: f64,
-    /// The rounds disagree by more than twice the standard deviation within a round.
-    pub disagree: bool,
+    /// The median's 95% bootstrap interval over the rounds; none with one round (new in 7).
+    pub low_ns: Option<f64>,
+    pub high_ns: Option<f64>,
     /// The fastest server mode of its row.
     pub fastest_server: bool,
     /// Doublets cells: against the fastest server mode of the row.
@@ -178,10 +176,15 @@ pub struct Measured {
 
 #[derive(Serialize, JsonSchema)]
 pub struct ComparisonJson {
-    /// `faster`, `slower` or `same` (medians within 5%, or spreads that overlap).
+    /// `faster` or `slower` when the whole 95% interval lies above or below 1, `same` when it lies
+    /// within ±5% of 1, else `inconclusive` (always so with one round). Changed in 7.
     pub verdict: Verdict,
-    /// How many times faster or slower (1 when the same), to 3 significant digits.
+    /// The reference's median over the cell's (above 1: the cell is faster), to 3 significant
+    /// digits. Changed in 7: it was always ≥ 1, slower or faster by the verdict.
     pub ratio: f64,
+    /// The ratio's 95% bootstrap interval over the rounds, paired; none with one round.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
 }
 
 /// What each store held in memory for one suite's background of B.
@@ -330,9 +333,8 @@ fn cell(cell: &Result<tables::Cell, Absence>) -> CellJson {
             median_ns: tenth(c.median_ns),
             sd_ns: tenth(c.sd_ns),
             rounds_ns: c.rounds_ns.iter().copied().map(tenth).collect(),
-            low_ns: tenth(c.low_ns),
-            high_ns: tenth(c.high_ns),
-            disagree: c.disagree,
+            low_ns: c.interval_ns.map(|i| tenth(i.0)),
+            high_ns: c.interval_ns.map(|i| tenth(i.1)),
             fastest_server: c.fastest_server,
             comparison: c.comparison.map(comparison),
         }),
@@ -343,6 +345,8 @@ fn comparison(c: tables::Comparison) -> ComparisonJson {
     ComparisonJson {
         verdict: c.verdict,
         ratio: three_digits(c.ratio),
+        low: c.low.map(three_digits),
+        high: c.high.map(three_digits),
     }
 }
 

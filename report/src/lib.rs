@@ -6,6 +6,7 @@
 //! - [`tables`]: result files into tables, the comparison rule, every refusal.
 //! - [`view`]: tables and spec formatted for one language, for the templates in `templates/`.
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
+//! - [`stats`]: the one statistical definition: medians, bootstrap intervals, verdicts.
 //! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
 //! - [`pages`]: the pages beside the READMEs and what each shows.
@@ -20,6 +21,7 @@ pub mod headline;
 pub mod json;
 pub mod pages;
 pub mod readme;
+pub mod stats;
 pub mod tables;
 pub mod view;
 

@@ -12,49 +12,16 @@ use serde::Serialize;
 /// The languages a result file may name, in table order.
 pub const LANGUAGES: [&str; 2] = ["rust", "csharp"];
 
-/// Medians closer than this (relative to the smaller) count as the same.
-pub const SAME_WITHIN: f64 = 0.05;
+pub use crate::stats::Verdict;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Faster,
-    Slower,
-    Same,
-}
+/// A Doublets cell against the row's fastest server cell, or one server's fastest against
+/// another's: the reference's time over the cell's, with its interval ([`crate::stats`]).
+pub type Comparison = crate::stats::Ratio;
 
-/// A Doublets cell against the row's fastest server cell, or one server's fastest against another's. `ratio` is always ≥ 1: how many times
-/// faster or slower.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Comparison {
-    pub verdict: Verdict,
-    pub ratio: f64,
-}
-
-/// The comparison rule: "≈ same" when the medians differ by less than 5% or their spreads (the
-/// rounds' range; ±1 standard deviation for a single round) overlap; otherwise how many times
-/// faster or slower.
+/// The comparison rule, one for every table: the ratio of the medians with its 95% bootstrap
+/// interval over the rounds (paired), faster or slower only when the interval says so.
 pub fn compare(cell: &Cell, reference: &Cell) -> Comparison {
-    let (d, r) = (cell.median_ns, reference.median_ns);
-    let close = (d - r).abs() < SAME_WITHIN * d.min(r);
-    let overlap = cell.low_ns <= reference.high_ns && reference.low_ns <= cell.high_ns;
-    if close || overlap {
-        return Comparison {
-            verdict: Verdict::Same,
-            ratio: 1.0,
-        };
-    }
-    if d < r {
-        Comparison {
-            verdict: Verdict::Faster,
-            ratio: r / d,
-        }
-    } else {
-        Comparison {
-            verdict: Verdict::Slower,
-            ratio: d / r,
-        }
-    }
+    crate::stats::ratio(&cell.rounds_ns, &reference.rounds_ns)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -65,12 +32,8 @@ pub struct Cell {
     pub sd_ns: f64,
     /// Each round's median, in round order.
     pub rounds_ns: Vec<f64>,
-    /// The spread: the rounds' range, or the median ∓ its standard deviation for a single round.
-    pub low_ns: f64,
-    pub high_ns: f64,
-    /// The rounds disagree by more than the cell's own spread within a round (±1 sd): drift or
-    /// interference that one round would have hidden.
-    pub disagree: bool,
+    /// The median's 95% bootstrap interval over the rounds; none with one round.
+    pub interval_ns: Option<(f64, f64)>,
     /// The fastest server mode of its row.
     pub fastest_server: bool,
     /// For Doublets cells, when the row has a server cell.
@@ -144,26 +107,19 @@ impl Cell {
     pub fn from_rounds(mut rounds: Vec<(u32, f64, f64)>) -> Self {
         rounds.sort_by_key(|r| r.0);
         let rounds_ns: Vec<f64> = rounds.iter().map(|r| r.1).collect();
-        let median_ns = median(rounds_ns.clone());
-        let sd_ns = median(rounds.iter().map(|r| r.2).collect());
-        let (low, high) = rounds_ns
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-        let (low_ns, high_ns, disagree) = if rounds_ns.len() > 1 {
-            (low, high, high - low > 2.0 * sd_ns)
-        } else {
-            (median_ns - sd_ns, median_ns + sd_ns, false)
-        };
         Self {
-            median_ns,
-            sd_ns,
+            median_ns: median(rounds_ns.clone()),
+            sd_ns: median(rounds.iter().map(|r| r.2).collect()),
+            interval_ns: crate::stats::interval(&rounds_ns),
             rounds_ns,
-            low_ns,
-            high_ns,
-            disagree,
             fastest_server: false,
             comparison: None,
         }
+    }
+
+    /// What its spread line spans: the interval, or the median alone with one round.
+    pub fn span_ns(&self) -> (f64, f64) {
+        self.interval_ns.unwrap_or((self.median_ns, self.median_ns))
     }
 }
 
@@ -674,54 +630,40 @@ fn merge_provenance(group: &[&ResultFile], skip: &[&String]) -> BTreeMap<String,
 mod tests {
     use super::*;
 
-    fn one_round(median: f64, sd: f64) -> Cell {
-        Cell::from_rounds(vec![(1, median, sd)])
-    }
-
     #[test]
     fn the_comparison_rule() {
-        let compare =
-            |d: (f64, f64), r: (f64, f64)| compare(&one_round(d.0, d.1), &one_round(r.0, r.1));
-        // Within 5%: the same, even with tight deviations.
-        assert_eq!(compare((100.0, 0.0), (104.0, 0.0)).verdict, Verdict::Same);
-        // ±1 sd ranges overlap: the same, even 30% apart.
-        assert_eq!(compare((100.0, 20.0), (130.0, 11.0)).verdict, Verdict::Same);
-        // Clear of both: faster or slower, by the ratio of medians.
-        assert_eq!(
-            compare((100.0, 1.0), (1000.0, 5.0)),
-            Comparison {
-                verdict: Verdict::Faster,
-                ratio: 10.0
-            }
+        let cell = |rounds: &[f64]| {
+            Cell::from_rounds(
+                rounds
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &v)| (r as u32, v, 1.0))
+                    .collect(),
+            )
+        };
+        // Clear of each other in every round: faster or slower, by the ratio of medians.
+        let c = compare(
+            &cell(&[100.0, 101.0, 99.0]),
+            &cell(&[1000.0, 990.0, 1010.0]),
         );
-        assert_eq!(
-            compare((300.0, 1.0), (100.0, 1.0)),
-            Comparison {
-                verdict: Verdict::Slower,
-                ratio: 3.0
-            }
-        );
-        // Ranges that just touch overlap.
-        assert_eq!(compare((100.0, 10.0), (120.0, 10.0)).verdict, Verdict::Same);
-        assert_eq!(
-            compare((100.0, 9.0), (120.0, 10.0)).verdict,
-            Verdict::Faster
-        );
+        assert_eq!((c.verdict, c.ratio), (Verdict::Faster, 10.0));
+        let c = compare(&cell(&[300.0, 310.0]), &cell(&[100.0, 101.0]));
+        assert_eq!(c.verdict, Verdict::Slower);
+        // Rounds that cross: inconclusive, never "same" for being close.
+        let c = compare(&cell(&[100.0, 130.0, 110.0]), &cell(&[125.0, 105.0, 120.0]));
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        // One round: a ratio without an interval says nothing either way.
+        let c = compare(&cell(&[100.0]), &cell(&[1000.0]));
+        assert_eq!((c.verdict, c.low), (Verdict::Inconclusive, None));
     }
 
     #[test]
-    fn rounds_give_the_median_the_spread_and_disagreement() {
+    fn rounds_give_the_median_and_its_interval() {
         let cell = Cell::from_rounds(vec![(2, 110.0, 2.0), (1, 100.0, 1.0), (3, 130.0, 3.0)]);
         assert_eq!(cell.rounds_ns, [100.0, 110.0, 130.0]);
         assert_eq!((cell.median_ns, cell.sd_ns), (110.0, 2.0));
-        assert_eq!((cell.low_ns, cell.high_ns), (100.0, 130.0));
-        // 30 apart against ±2 within a round: the rounds disagree.
-        assert!(cell.disagree);
-        assert!(!Cell::from_rounds(vec![(1, 100.0, 5.0), (2, 104.0, 5.0)]).disagree);
-        // The rounds' ranges decide "≈ same": 100–130 overlaps 125–140.
-        let redis = Cell::from_rounds(vec![(1, 125.0, 1.0), (2, 140.0, 1.0)]);
-        assert_eq!(compare(&cell, &redis).verdict, Verdict::Same);
-        let far = Cell::from_rounds(vec![(1, 135.0, 1.0), (2, 140.0, 1.0)]);
-        assert_eq!(compare(&cell, &far).verdict, Verdict::Faster);
+        // Three rounds: the median's interval spans them.
+        assert_eq!(cell.interval_ns, Some((100.0, 130.0)));
+        assert_eq!(Cell::from_rounds(vec![(1, 100.0, 5.0)]).interval_ns, None);
     }
 }

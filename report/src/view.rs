@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::{
     charts::{Kind, LoadMetric},
     format::{bytes, duration, per_second, significant, whole, Lang},
-    tables::{Absence, ClientsTable, Table, Verdict, SAME_WITHIN},
+    tables::{Absence, ClientsTable, Table, Verdict},
 };
 
 #[derive(Clone, Serialize)]
@@ -21,7 +21,6 @@ pub struct View {
     pub command: String,
     /// The conditions of every run (one size, both languages), before any number.
     pub runs: Vec<RunView>,
-    pub same_within_percent: f64,
     pub sizes: Vec<SizeView>,
     pub family_env: String,
     pub families: Vec<FamilyView>,
@@ -55,6 +54,8 @@ pub struct View {
     pub page_title: String,
     /// The ±5% within which an interval counts as "the same".
     pub equivalent_percent: f64,
+    /// The ±10% beyond which a cell's interval is called wide.
+    pub wide_percent: f64,
 }
 
 /// One suite's headline: a row per operation, a column per size, against Redis' fastest mode and
@@ -323,13 +324,21 @@ pub struct RowView {
 #[derive(Clone, Serialize)]
 pub struct CellView {
     time: Option<String>,
-    /// "±3%": half the rounds' range (±1 sd for one round), relative to the median.
+    /// "±3%": half the median's 95% interval, relative to the median; empty with one round.
     spread: String,
-    /// The rounds disagree by more than the cell's spread within a round.
-    disagree: bool,
+    /// The interval is wider than ±10% of the median on either side: the cell says so.
+    wide: bool,
     bold: bool,
     verdict: Option<Verdict>,
+    /// How many times faster or slower (≥ 1), by the verdict or, when it is inconclusive, by the
+    /// medians alone.
     ratio: String,
+    /// Whether the medians alone say faster (for an inconclusive verdict).
+    point_faster: bool,
+    /// The comparison has no interval: one round.
+    one_round: bool,
+    /// An inconclusive comparison's interval: "0.9–1.3×".
+    interval: String,
     /// The ratio as printed, for plural forms: a whole number when printed without decimals.
     ratio_value: serde_json::Value,
     /// The server the comparison is against, named when the table has several.
@@ -797,8 +806,10 @@ fn clients_view(
                     .map(|(cell, mode)| match cell {
                         Ok(c) => CellView {
                             time: Some(duration(c.median_ns, lang)),
-                            spread: spread(c.low_ns, c.high_ns, c.median_ns),
-                            disagree: c.disagree,
+                            spread: spread(c.interval_ns, c.median_ns),
+                            wide: c
+                                .interval_ns
+                                .is_some_and(|i| crate::stats::wide(c.median_ns, i)),
                             bold: Some(c.median_ns) == fastest,
                             ..empty_cell()
                         },
@@ -850,7 +861,10 @@ fn empty_cell() -> CellView {
     CellView {
         time: None,
         spread: String::new(),
-        disagree: false,
+        wide: false,
+        point_faster: false,
+        one_round: false,
+        interval: String::new(),
         bold: false,
         verdict: None,
         ratio: String::new(),
@@ -1029,8 +1043,8 @@ pub fn build(
         readme_link: String::new(),
         page: None,
         page_title: String::new(),
-        equivalent_percent: (crate::headline::EQUIVALENT_WITHIN - 1.0) * 100.0,
-        same_within_percent: SAME_WITHIN * 100.0,
+        equivalent_percent: ((crate::stats::EQUIVALENT_WITHIN - 1.0) * 100.0).round(),
+        wide_percent: (crate::stats::WIDE * 100.0).round(),
         sizes: spec
             .sizes
             .iter()
@@ -1212,13 +1226,7 @@ fn table(
     versus.sort_by_key(|(server, _)| servers.iter().position(|s| s == server));
     versus.dedup();
     let absent = empty_cell;
-    let verdict = |c: crate::tables::Comparison, than: String| CellView {
-        verdict: Some(c.verdict),
-        ratio: significant(c.ratio, lang),
-        ratio_value: printed(c.ratio),
-        than,
-        ..absent()
-    };
+    let verdict = |c: crate::tables::Comparison, than: String| comparison_view(c, than, lang);
     TableView {
         language: language_name(&t.language).to_string(),
         client: t
@@ -1249,8 +1257,10 @@ fn table(
                         .map(|cell| match cell {
                             Ok(c) => CellView {
                                 time: Some(duration(c.median_ns, lang)),
-                                spread: spread(c.low_ns, c.high_ns, c.median_ns),
-                                disagree: c.disagree,
+                                spread: spread(c.interval_ns, c.median_ns),
+                                wide: c
+                                    .interval_ns
+                                    .is_some_and(|i| crate::stats::wide(c.median_ns, i)),
                                 bold: c.fastest_server,
                                 ..c.comparison
                                     .map_or_else(absent, |c| verdict(c, than.clone()))
@@ -1302,8 +1312,36 @@ fn distinct<'a>(values: impl Iterator<Item = &'a str>, separator: &str) -> Strin
     values.join(separator)
 }
 
-/// Half the spread relative to the median, in whole percent ("±3%", "±<1%").
-fn spread(low: f64, high: f64, median: f64) -> String {
+/// A comparison as a cell shows it: the factor ≥ 1 in the verdict's direction (the medians'
+/// when it is inconclusive), and the interval an inconclusive one had.
+fn comparison_view(c: crate::tables::Comparison, than: String, lang: Lang) -> CellView {
+    let point_faster = c.ratio >= 1.0;
+    let factor = if point_faster { c.ratio } else { 1.0 / c.ratio };
+    CellView {
+        verdict: Some(c.verdict),
+        ratio: significant(factor, lang),
+        ratio_value: printed(factor),
+        point_faster,
+        one_round: c.low.is_none(),
+        interval: match (c.low, c.high) {
+            (Some(lo), Some(hi)) => format!(
+                "{}–{}×",
+                crate::findings::times(lo, lang),
+                crate::findings::times(hi, lang)
+            ),
+            _ => String::new(),
+        },
+        than,
+        ..empty_cell()
+    }
+}
+
+/// Half the interval relative to the median, in whole percent ("±3%", "±<1%"); empty with one
+/// round, which has no interval.
+fn spread(interval: Option<(f64, f64)>, median: f64) -> String {
+    let Some((low, high)) = interval else {
+        return String::new();
+    };
     let percent = 50.0 * (high - low) / median.max(f64::MIN_POSITIVE);
     if percent < 1.0 {
         "±<1%".into()
@@ -1518,7 +1556,7 @@ fn ratio_text(value: f64, lang: Lang) -> String {
 
 /// A headline cell for one language: "Rust 261× [190–300×]", "C# 145× (1 round)".
 fn headline_cell(r: &crate::headline::Ratio, language: &str, lang: Lang) -> String {
-    use crate::headline::Verdict;
+    use crate::stats::Verdict;
     let point = ratio_text(r.ratio, lang);
     let interval = match (r.low, r.high) {
         (Some(lo), Some(hi)) => format!(
