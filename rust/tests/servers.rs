@@ -25,6 +25,16 @@ fn redis_with(args: &[&str]) -> anyhow::Result<Server> {
     Server::start(&kind)
 }
 
+/// Starts a disposable Garnet, one test at a time: each start runs the spec's `dotnet tool
+/// restore`, and on a fresh clone the tests, running in parallel, restored at once and raced for one
+/// package file ("being used by another process"), so the first `cargo test` failed and the next
+/// passed. The bench starts its servers one after another and never races so.
+fn garnet(kind: &redis_vs_doublets::spec::ServerKind) -> anyhow::Result<Server> {
+    static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+    Server::start(kind)
+}
+
 /// `rename-command` arguments that take each of `commands` away.
 fn without(commands: &[&'static str]) -> Vec<&'static str> {
     commands
@@ -93,7 +103,7 @@ fn a_server_without_scripting_is_refused_before_any_work() {
 fn garnet_without_lua_is_refused_before_any_work() {
     let mut kind = common::kind("garnet");
     kind.start.retain(|a| a != "--lua");
-    let error = Server::start(&kind)
+    let error = garnet(&kind)
         .err()
         .map(|e| format!("{e:#}"))
         .expect("refused");
@@ -107,7 +117,7 @@ fn garnet_without_lua_is_refused_before_any_work() {
 
 #[test]
 fn garnet_passes_every_check_redis_passes() {
-    let server = Server::start(&common::kind("garnet")).unwrap();
+    let server = garnet(&common::kind("garnet")).unwrap();
     assert_eq!(server.describe(), "Garnet 2.2.8");
     assert_eq!(server.scripting, Scripting::Scripts);
     every_check_passes(&server);
@@ -143,7 +153,7 @@ fn twenty_megabytes_finish(store: RedisStore) -> bool {
 /// minutes later), with the spec's it takes a fraction of a second.
 #[test]
 fn garnet_answers_a_pipeline_of_twenty_megabytes_in_the_specs_windows() {
-    let server = Server::start(&common::kind("garnet")).unwrap();
+    let server = garnet(&common::kind("garnet")).unwrap();
     let windowed = common::redis(&server, Mode::Pipeline);
     assert_eq!(windowed.window, 1 << 20);
     assert!(
