@@ -12,15 +12,6 @@ command -v npm >/dev/null || missing npm "install Node.js 20 or later (sudo apt-
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
-# Each Garnet test runs the spec's `dotnet tool restore` before starting its server. On a fresh
-# clone the tests that run in parallel restored at once and raced for one package file ("being used
-# by another process": the first `cargo test` failed, the next passed). Restoring once, here, leaves
-# them nothing to fetch; the race itself is fixed in the measured code with the next re-measure.
-if command -v dotnet >/dev/null; then
-  step "the .NET tools the tests start (Garnet), restored once"
-  dotnet tool restore >/dev/null
-fi
-
 step "format and lints"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -q -- -D warnings
@@ -46,8 +37,9 @@ grep -q "fewer than one batch" target/load-refusal || { cat target/load-refusal 
 target/release/load 1000 --filter typical/kv_get/ | grep -q "against redis-benchmark" || {
   echo "error: the load measurement printed no redis-benchmark comparison" >&2; exit 1; }
 
-step "the READMEs match the results they were made from"
+step "the READMEs and their pages match the results they were made from, and every link resolves"
 scripts/check-readme.sh
+scripts/check-links.sh
 
 step "one changed line of measured code makes the published results stale"
 copy=$(mktemp -d)
