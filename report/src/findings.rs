@@ -37,14 +37,19 @@ pub fn times(value: f64, lang: Lang) -> String {
     }
 }
 
-/// "12–345×" or "12×" when both ends print alike.
-fn times_range((lo, hi): (f64, f64), lang: Lang) -> String {
-    let (lo, hi) = (times(lo, lang), times(hi, lang));
+/// A range printed by `print`: "12–345", or "12" when both ends print alike.
+fn printed_range((lo, hi): (f64, f64), print: impl Fn(f64) -> String) -> String {
+    let (lo, hi) = (print(lo), print(hi));
     if lo == hi {
-        format!("{lo}×")
+        lo
     } else {
-        format!("{lo}–{hi}×")
+        format!("{lo}–{hi}")
     }
+}
+
+/// "12–345×" or "12×".
+fn times_range(range: (f64, f64), lang: Lang) -> String {
+    format!("{}×", printed_range(range, |v| times(v, lang)))
 }
 
 /// "в 12–345 раз", "в 1,5–2,2 раза": the form the upper end takes (a decimal takes "раза").
@@ -148,7 +153,7 @@ pub fn findings(
             found.push(Finding { text });
         }
     }
-    if let Some(text) = growth(lines, lang) {
+    if let Some(text) = growth(spec, lines, lang) {
         found.push(Finding { text });
     }
     if let Some(text) = memory_finding(memory, pages, lang) {
@@ -243,57 +248,64 @@ fn speed(
 
 /// How the gap changes from the smallest B to the largest, per language: the median over a
 /// table's operations of the ratio against Redis' fastest mode.
-fn growth(lines: &[Line], lang: Lang) -> Option<String> {
+fn growth(spec: &Spec, lines: &[Line], lang: Lang) -> Option<String> {
     let mut parts = Vec::new();
-    for language in crate::tables::LANGUAGES {
-        let of: Vec<&Line> = lines.iter().filter(|l| l.language == language).collect();
-        let mut sizes: Vec<u64> = of.iter().map(|l| l.background).collect();
-        sizes.sort_unstable();
-        sizes.dedup();
-        let (Some(&first), Some(&last)) = (sizes.first(), sizes.last()) else {
-            continue;
-        };
-        if first == last {
-            continue;
-        }
-        let at = |b: u64| {
-            let mut ratios: Vec<f64> = of
+    for suite in &spec.suites {
+        let mut of_suite = Vec::new();
+        for language in crate::tables::LANGUAGES {
+            let of: Vec<&Line> = lines
                 .iter()
-                .filter(|l| l.background == b)
-                .map(|l| l.best.ratio)
+                .filter(|l| l.language == language && l.suite == suite.id)
                 .collect();
-            ratios.sort_by(f64::total_cmp);
-            ratios[ratios.len() / 2]
-        };
-        parts.push(match lang {
-            Lang::En => format!(
-                "{}: {}× at B = {}, {}× at B = {}",
-                language_name(language),
-                times(at(first), lang),
-                whole(first, lang),
-                times(at(last), lang),
-                whole(last, lang)
-            ),
-            Lang::Ru => format!(
-                "{}: в {} раза при B = {}, в {} раза при B = {}",
-                language_name(language),
-                times(at(first), lang),
-                whole(first, lang),
-                times(at(last), lang),
-                whole(last, lang)
-            ),
-        });
+            let (Some(first), Some(last)) = (
+                of.iter().map(|l| l.background).min(),
+                of.iter().map(|l| l.background).max(),
+            ) else {
+                continue;
+            };
+            if first == last {
+                continue;
+            }
+            let median_at = |b: u64| {
+                let ratios = of.iter().filter(|l| l.background == b);
+                crate::stats::median(ratios.map(|l| l.best.ratio))
+            };
+            let at = |b: u64| times(median_at(b), lang);
+            let at_ru = |b: u64| times_range_ru((median_at(b), median_at(b)));
+            let (from, to) = (whole(first, lang), whole(last, lang));
+            of_suite.push(match lang {
+                Lang::En => format!(
+                    "{} {}× at B = {from} → {}× at {to}",
+                    language_name(language),
+                    at(first),
+                    at(last)
+                ),
+                Lang::Ru => format!(
+                    "{} {} при B = {from} → {} при {to}",
+                    language_name(language),
+                    at_ru(first),
+                    at_ru(last)
+                ),
+            });
+        }
+        if !of_suite.is_empty() {
+            parts.push(format!(
+                "{}: {}",
+                lang.text(&suite.name),
+                of_suite.join(", ")
+            ));
+        }
     }
     if parts.is_empty() {
         return None;
     }
     Some(match lang {
         Lang::En => format!(
-            "**As B grows**, the median gap over a table's operations against Redis' fastest mode goes {}.",
+            "**As B grows**, the median over a suite's operations of the gap against Redis' fastest mode goes, {}.",
             parts.join("; ")
         ),
         Lang::Ru => format!(
-            "**С ростом B** медиана разрыва по операциям таблицы против самого быстрого режима Redis меняется так: {}.",
+            "**С ростом B** медиана по операциям набора разрыва с самым быстрым режимом Redis меняется так: {}.",
             parts.join("; ")
         ),
     })
@@ -343,14 +355,7 @@ fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String>
         matches!((r, d), (Some(r), Some(d)) if r > d)
     };
     let cross = sizes.iter().position(|&b| heavier(b));
-    let bytes_range = |(lo, hi): (f64, f64)| {
-        let (lo, hi) = (bytes(lo, lang), bytes(hi, lang));
-        if lo == hi {
-            lo
-        } else {
-            format!("{lo}–{hi}")
-        }
-    };
+    let bytes_range = |range| printed_range(range, |v| bytes(v, lang));
     let link = format!(
         "[{}]({pages}/{})",
         match lang {
@@ -459,13 +464,8 @@ fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Optio
     let [(reads, reads_at), (writes, writes_at), (one, one_at)] = load_scaling(spec, runs)?;
     let (reads, writes, one) = (reads?, writes?, one?);
     let rates = |r: Option<(f64, f64)>| {
-        r.map_or("—".into(), |(lo, hi)| {
-            let (lo, hi) = (per_second(lo, lang), per_second(hi, lang));
-            if lo == hi {
-                lo
-            } else {
-                format!("{lo}–{hi}")
-            }
+        r.map_or("—".into(), |range| {
+            printed_range(range, |v| per_second(v, lang))
         })
     };
     let sizes = sizes_text(runs.iter().map(|r| r.background).collect(), lang);

@@ -108,8 +108,8 @@ impl Cell {
         rounds.sort_by_key(|r| r.0);
         let rounds_ns: Vec<f64> = rounds.iter().map(|r| r.1).collect();
         Self {
-            median_ns: median(rounds_ns.clone()),
-            sd_ns: median(rounds.iter().map(|r| r.2).collect()),
+            median_ns: crate::stats::median(rounds_ns.iter().copied()),
+            sd_ns: crate::stats::median(rounds.iter().map(|r| r.2)),
             interval_ns: crate::stats::interval(&rounds_ns),
             rounds_ns,
             fastest_server: false,
@@ -120,16 +120,6 @@ impl Cell {
     /// What its spread line spans: the interval, or the median alone with one round.
     pub fn span_ns(&self) -> (f64, f64) {
         self.interval_ns.unwrap_or((self.median_ns, self.median_ns))
-    }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[middle]
-    } else {
-        (values[middle - 1] + values[middle]) / 2.0
     }
 }
 
