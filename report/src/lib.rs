@@ -337,9 +337,11 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         readme::on_first_screen(&updated, "findings")
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         outputs.push((path.clone(), updated));
+        // Every page lives in the pages folder, so one view serves them all.
+        let for_pages = build(&args.pages.join(pages::Page::Method.file(lang)), lang);
         for page in &pages {
             let file = args.pages.join(page.file(lang));
-            let mut view = page.select(&build(&file, lang));
+            let mut view = page.select(&for_pages);
             view.page_title = page_title(&spec, page, lang);
             view.pages = full.pages.clone();
             view.readme_link = relative(&file, path);
