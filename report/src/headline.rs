@@ -7,21 +7,27 @@ use redis_vs_doublets::spec::Spec;
 use serde::Serialize;
 
 use crate::{
-    stats::{self, Verdict},
+    stats,
     tables::{Cell, Table},
 };
 
-/// One ratio: `ratio` = the server's median over Doublets' (≥ 1 means Doublets is faster).
+/// One ratio, the server's median over Doublets' (≥ 1 means Doublets is faster), with the two
+/// backends it compares.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Ratio {
     /// The Doublets backend and the server backend compared.
     pub doublets: String,
     pub server: String,
-    pub ratio: f64,
-    /// The 95% bootstrap interval; none with one round.
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-    pub verdict: Verdict,
+    #[serde(flatten)]
+    pub of: stats::Ratio,
+}
+
+impl std::ops::Deref for Ratio {
+    type Target = stats::Ratio;
+
+    fn deref(&self) -> &stats::Ratio {
+        &self.of
+    }
 }
 
 /// One operation of one table.
@@ -64,14 +70,10 @@ pub fn lines(spec: &Spec, tables: &[Table]) -> Vec<Line> {
                 fastest(&|k| redis(k) && table.backends[k].ends_with("_NonTransaction"));
             let ratio = |(k, server): (usize, &Cell)| {
                 let (d, cell) = doublets;
-                let r = stats::ratio(&cell.rounds_ns, &server.rounds_ns);
                 Ratio {
                     doublets: table.backends[d].clone(),
                     server: table.backends[k].clone(),
-                    ratio: r.ratio,
-                    low: r.low,
-                    high: r.high,
-                    verdict: r.verdict,
+                    of: stats::ratio(&cell.rounds_ns, &server.rounds_ns),
                 }
             };
             lines.push(Line {
