@@ -78,35 +78,26 @@ public class SpecTests
         finally { System.Globalization.CultureInfo.CurrentCulture = saved; }
     }
 
-    /// <summary>The same files give the fingerprint the Rust side computes (rust/tests/spec.rs).</summary>
+    /// <summary>
+    /// The provenance is the Rust side's (rust/tests/spec.rs tests its fingerprint): one call gives
+    /// the checkout's fingerprint and the machine's conditions, and a checkout without a spec is
+    /// refused with the Rust side's words.
+    /// </summary>
     [Fact]
-    public void FingerprintIsTheRustOne()
+    public void ProvenanceIsTheRustOne()
     {
-        var root = Directory.CreateTempSubdirectory("rvd-fingerprint-").FullName;
+        Provenance.Begin();
+        var lines = Provenance.Of(RedisFixture.Root).ToDictionary(p => p.Key, p => p.Value);
+        Assert.Matches("^[0-9a-f]{40}$", lines["fingerprint"]);
+        foreach (var key in new[] { "commit", "date", "cpu", "cpu_mhz", "hypervisor", "steal", "placement", "kernel" })
+            Assert.True(lines.ContainsKey(key), key);
+        var empty = Directory.CreateTempSubdirectory("rvd-provenance-").FullName;
         try
         {
-            void Write(string path, string text)
-            {
-                var full = Path.Combine(root, path);
-                Directory.CreateDirectory(Path.GetDirectoryName(full)!);
-                File.WriteAllText(full, text);
-            }
-            Write("a/x.txt", "hi\n");
-            Write("b.txt", "yo");
-            Write("a/p.csproj", "<Project />");
-            Write("a/bin/ignored.dll", "built");
-            Write("a/obj/ignored", "built");
-            Write("a/target/ignored", "built");
-            Write("a/src/bin/main.rs", "fn main() {}");
-            Write("c.txt", "not listed");
-            const string Expected = "4a3e81ce36876bdb8b28410da7ed9e0021168b0e";
-            Assert.Equal(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));
-            Write("a/x.txt", "hi!");
-            Assert.NotEqual(Expected, Provenance.Fingerprint(root, ["a", "b.txt"]));
-            var e = Assert.Throws<SpecException>(() => Provenance.Fingerprint(root, ["nowhere"]));
-            Assert.Contains("spec fingerprint: nowhere does not exist", e.Message);
+            var e = Assert.Throws<SpecException>(() => Provenance.Of(empty));
+            Assert.Contains("benchmarks.yaml", e.Message);
         }
-        finally { Directory.Delete(root, recursive: true); }
+        finally { Directory.Delete(empty, recursive: true); }
     }
 
     [Fact]

@@ -10,7 +10,7 @@ namespace RedisVSDoublets;
 /// </summary>
 public static unsafe partial class Native
 {
-    const string Library = "doublets_ffi";
+    internal const string Library = "doublets_ffi";
 
     public enum Status { Ok = 0, NotFound = 1, Failed = 2, BadArgument = 3, Panicked = 4 }
 

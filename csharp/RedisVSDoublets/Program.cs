@@ -56,6 +56,7 @@ public sealed class Bench(Options options)
 
     public int Run()
     {
+        Provenance.Begin();
         // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
         spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
         if (options.List)
@@ -73,7 +74,7 @@ public sealed class Bench(Options options)
         if (options.Load is { } b) return RunLoad(b);
         (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
         round = Preflight.Round(Environment.GetEnvironmentVariable);
-        fingerprint = Provenance.Fingerprint(root, spec.File.Fingerprint);
+        fingerprint = Provenance.Fingerprint(root);
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Test)
@@ -116,7 +117,7 @@ public sealed class Bench(Options options)
         var load = spec.File.Load ?? throw new SpecException($"{spec.Path}: the spec has no load section");
         string? Get(string name) => spec.File.Sizes.Any(s => s.Env == name) ? b : Environment.GetEnvironmentVariable(name);
         (sizes, families) = Preflight.Inputs(spec, Get, Preflight.AvailableMemory());
-        fingerprint = Provenance.Fingerprint(root, spec.File.Fingerprint);
+        fingerprint = Provenance.Fingerprint(root);
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Filter is not null)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: a filtered run is not a result file (the report needs every cell)");
@@ -371,67 +372,37 @@ sealed class Disposer(IEnumerable<IDisposable> items) : IDisposable
     }
 }
 
-/// <summary>The conditions a run measured under, as the Rust side writes them.</summary>
-public static class Provenance
+/// <summary>
+/// The conditions a run measured under: the Rust side's own provenance through the C ABI (the
+/// fingerprint, commit, date, CPU, hypervisor, steal time, placement, OS), so that both languages
+/// compute and word them once.
+/// </summary>
+public static unsafe partial class Provenance
 {
-    /// <summary>
-    /// The fingerprint of what a run measured, as the Rust side computes it (provenance::fingerprint):
-    /// the SHA-1 of every file under the spec's fingerprint paths (build outputs left out: target,
-    /// and bin and obj beside a .csproj), each file's path, length and bytes in path order.
-    /// </summary>
-    public static string Fingerprint(string root, IEnumerable<string> paths)
+    [LibraryImport(Native.Library, EntryPoint = "provenance_begin")] private static partial void NativeBegin();
+    [LibraryImport(Native.Library, EntryPoint = "provenance")] private static partial Native.Status NativeOf(byte* root, nuint rootLength, byte* into, nuint capacity, out nuint written);
+
+    /// <summary>Marks the start of the run, for the steal time the provenance reports.</summary>
+    public static void Begin() => NativeBegin();
+
+    /// <summary>The fingerprint of the checkout at <paramref name="root"/>, then the lines every run shares.</summary>
+    public static List<(string Key, string Value)> Of(string root)
     {
-        if (!paths.Any()) throw new SpecException("the spec lists no fingerprint paths, so no result could be told from a stale one");
-        var files = new SortedSet<string>(StringComparer.Ordinal);
-        void Collect(string path)
-        {
-            if (File.Exists(path)) { files.Add(Path.GetRelativePath(root, path).Replace('\\', '/')); return; }
-            foreach (var entry in Directory.EnumerateFileSystemEntries(path))
-                if (!(Directory.Exists(entry) && Built(entry))) Collect(entry);
-        }
-        // Build outputs: target anywhere, bin and obj beside a .NET project file (a Cargo src/bin
-        // holds sources). The Rust side decides the same (provenance::built).
-        static bool Built(string dir) => Path.GetFileName(dir) switch
-        {
-            "target" => true,
-            "bin" or "obj" => Directory.EnumerateFiles(Path.GetDirectoryName(dir)!, "*.csproj").Any(),
-            _ => false,
-        };
-        foreach (var path in paths)
-        {
-            var full = Path.Combine(root, path);
-            if (!File.Exists(full) && !Directory.Exists(full)) throw new SpecException($"spec fingerprint: {path} does not exist in {root}");
-            Collect(full);
-        }
-        using var sha = System.Security.Cryptography.IncrementalHash.CreateHash(System.Security.Cryptography.HashAlgorithmName.SHA1);
-        foreach (var name in files)
-        {
-            var bytes = File.ReadAllBytes(Path.Combine(root, name));
-            sha.AppendData(System.Text.Encoding.UTF8.GetBytes($"{name}\0{bytes.Length}\0"));
-            sha.AppendData(bytes);
-        }
-        return Convert.ToHexStringLower(sha.GetHashAndReset());
+        var path = System.Text.Encoding.UTF8.GetBytes(root);
+        var buffer = new byte[1 << 16];
+        Native.Status status;
+        nuint written;
+        fixed (byte* r = path)
+        fixed (byte* b = buffer)
+            status = NativeOf(r, (nuint)path.Length, b, (nuint)buffer.Length, out written);
+        var text = System.Text.Encoding.UTF8.GetString(buffer, 0, (int)Math.Min(written, (nuint)buffer.Length));
+        if (status != Native.Status.Ok) throw new SpecException(text);
+        return [.. text.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split(": ", 2)).Select(p => (p[0], p[1]))];
     }
 
-    public static IEnumerable<(string, string)> Common(string root)
-    {
-        var commit = Environment.GetEnvironmentVariable("GITHUB_SHA") ?? Bench.Command("git", "-C", root, "rev-parse", "HEAD") ?? "unknown";
-        if (Environment.GetEnvironmentVariable("GITHUB_SHA") is null && Bench.Command("git", "-C", root, "status", "--porcelain") is { Length: > 0 })
-            commit += "+changes";
-        yield return ("commit", commit);
-        yield return ("date", DateTime.UtcNow.ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture));
-        var cpu = File.Exists("/proc/cpuinfo") ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))?.Split(':', 2)[1].Trim() : null;
-        yield return ("cpu", cpu ?? "unknown");
-        yield return ("cpus", Environment.ProcessorCount.ToString(CultureInfo.InvariantCulture));
-        var allowed = File.Exists("/proc/self/status") ? File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))?.Split(':', 2)[1].Trim() : null;
-        var online = File.Exists("/sys/devices/system/cpu/online") ? File.ReadAllText("/sys/devices/system/cpu/online").Trim() : null;
-        var kib = File.Exists("/proc/meminfo") ? File.ReadLines("/proc/meminfo").FirstOrDefault(l => l.StartsWith("MemTotal:", StringComparison.Ordinal))?.Split(':', 2)[1].Trim().Replace(" kB", "") : null;
-        yield return ("memory", ulong.TryParse(kib, CultureInfo.InvariantCulture, out var k) ? string.Create(CultureInfo.InvariantCulture, $"{k / 1024.0 / 1024.0:F1} GiB") : "unknown");
-        yield return ("placement", allowed is null || allowed == online ? "unpinned" : allowed);
-        var os = File.Exists("/etc/os-release") ? File.ReadLines("/etc/os-release").FirstOrDefault(l => l.StartsWith("PRETTY_NAME=", StringComparison.Ordinal))?.Split('=', 2)[1].Trim('"') : null;
-        yield return ("os", os ?? RuntimeInformation.OSDescription);
-        yield return ("kernel", File.Exists("/proc/sys/kernel/osrelease") ? $"Linux {File.ReadAllText("/proc/sys/kernel/osrelease").Trim()}" : "unknown");
-        if (Environment.GetEnvironmentVariable("GITHUB_RUN_ID") is { } run)
-            yield return ("ci_run", $"{Environment.GetEnvironmentVariable("GITHUB_SERVER_URL")}/{Environment.GetEnvironmentVariable("GITHUB_REPOSITORY")}/actions/runs/{run}");
-    }
+    /// <summary>The fingerprint of what a run measures, as the Rust side computes it (provenance::fingerprint).</summary>
+    public static string Fingerprint(string root) => Of(root).Single(p => p.Key == "fingerprint").Value;
+
+    /// <summary>The provenance every run shares, whatever its language.</summary>
+    public static IEnumerable<(string, string)> Common(string root) => Of(root).Where(p => p.Key != "fingerprint").Select(p => (p.Key, p.Value));
 }

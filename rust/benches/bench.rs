@@ -42,6 +42,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<()> {
+    provenance::begin();
     // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
     let spec = load_spec()?;
     let (sizes, families) = preflight::inputs(

@@ -21,7 +21,101 @@ pub fn dependency(name: &str) -> String {
     format!("{name} {version}")
 }
 
-/// Provenance every run shares, whatever its language: commit, date, CPU, placement, OS, CI run.
+/// The machine's CPU time when the run began, from which [`common`] tells the share stolen since.
+static BEGAN: std::sync::OnceLock<Option<CpuTime>> = std::sync::OnceLock::new();
+
+/// Marks the start of a run, for the steal time [`common`] reports (the first call counts).
+pub fn begin() {
+    BEGAN.get_or_init(CpuTime::now);
+}
+
+/// The whole machine's CPU time so far, in clock ticks: the first line of /proc/stat.
+#[derive(Clone, Copy)]
+struct CpuTime {
+    steal: u64,
+    total: u64,
+}
+
+impl CpuTime {
+    fn now() -> Option<Self> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let ticks: Vec<u64> = stat
+            .lines()
+            .next()?
+            .strip_prefix("cpu ")?
+            .split_whitespace()
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
+        // user nice system idle iowait irq softirq steal guest guest_nice: guest time is already
+        // counted in user and nice.
+        Some(Self {
+            steal: *ticks.get(7)?,
+            total: ticks.iter().take(8).sum(),
+        })
+    }
+}
+
+/// The share of the machine's CPU time the hypervisor gave to others since [`begin`]: what a
+/// noisy neighbour took from this run.
+fn steal() -> String {
+    match (BEGAN.get().copied().flatten(), CpuTime::now()) {
+        (Some(then), Some(now)) if now.total > then.total => format!(
+            "{:.2}% of the CPU time while it ran",
+            100.0 * (now.steal - then.steal) as f64 / (now.total - then.total) as f64
+        ),
+        _ => "unknown".into(),
+    }
+}
+
+/// The hypervisor the machine runs under, by its CPUID signature (leaf 0x40000000), or "none"
+/// where the CPU says it runs on bare metal.
+fn hypervisor() -> String {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        // CPUID exists on every x86_64 CPU; leaf 1 and the hypervisor leaves only read.
+        let (flags, leaf) = (__cpuid(1), __cpuid(0x4000_0000));
+        if flags.ecx & (1 << 31) == 0 {
+            return "none".into();
+        }
+        let bytes: Vec<u8> = [leaf.ebx, leaf.ecx, leaf.edx]
+            .iter()
+            .flat_map(|r| r.to_le_bytes())
+            .filter(|&b| b != 0)
+            .collect();
+        let signature = String::from_utf8_lossy(&bytes).trim().to_string();
+        match signature.as_str() {
+            "KVMKVMKVM" => "KVM".into(),
+            "Microsoft Hv" => "Hyper-V".into(),
+            "VMwareVMware" => "VMware".into(),
+            "XenVMMXenVMM" => "Xen".into(),
+            "TCGTCGTCGTCG" => "QEMU (TCG)".into(),
+            "" => "unnamed".into(),
+            other => other.into(),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "unknown".into()
+    }
+}
+
+/// The clock of the first CPU as the kernel last saw it, which a VM's host or frequency scaling
+/// may change between runs.
+fn cpu_mhz() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("cpu MHz"))
+                .and_then(|l| l.split_once(':'))
+                .and_then(|(_, m)| m.trim().parse::<f64>().ok())
+        })
+        .map_or("unknown".into(), |mhz| format!("{mhz:.0}"))
+}
+
+/// Provenance every run shares, whatever its language: commit, date, CPU (model, clock,
+/// hypervisor, the time stolen from the run), placement, OS, CI run.
 pub fn common() -> Vec<(&'static str, String)> {
     let mut lines = vec![
         ("commit", commit()),
@@ -31,6 +125,9 @@ pub fn common() -> Vec<(&'static str, String)> {
         ),
     ];
     lines.push(("cpu", cpu()));
+    lines.push(("cpu_mhz", cpu_mhz()));
+    lines.push(("hypervisor", hypervisor()));
+    lines.push(("steal", steal()));
     lines.push((
         "cpus",
         std::thread::available_parallelism()
@@ -162,7 +259,8 @@ fn ci_run() -> Option<String> {
 
 /// The fingerprint of what a run measured: the SHA-1 of every file under the spec's `fingerprint`
 /// paths (relative to `root`; build outputs left out, see [`built`]), each file's path,
-/// length and bytes in path order. The C# harness computes the same (`Provenance.Fingerprint`).
+/// length and bytes in path order, except that the spec counts by what it measures
+/// ([`measured`]), not by its prose. The C# harness gets it from here, through the C ABI.
 pub fn fingerprint(root: &Path, paths: &[String]) -> anyhow::Result<String> {
     if paths.is_empty() {
         anyhow::bail!(
@@ -195,12 +293,44 @@ pub fn fingerprint(root: &Path, paths: &[String]) -> anyhow::Result<String> {
     named.dedup();
     let mut sha = sha1_smol::Sha1::new();
     for (name, path) in named {
-        let bytes =
+        let mut bytes =
             std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        if name == crate::spec::SPEC_PATH {
+            bytes = measured(&bytes).with_context(|| format!("{}", path.display()))?;
+        }
         sha.update(format!("{name}\0{}\0", bytes.len()).as_bytes());
         sha.update(&bytes);
     }
     Ok(sha.digest().to_string())
+}
+
+/// What the spec measures, in a canonical form: its YAML parsed (so comments and layout go), every
+/// text a reader reads left out (a `description`, an `install` hint, and every value given in
+/// both languages, `{en, ru}`), and the rest written as JSON with sorted keys. So a wording fix
+/// keeps the published results valid, and a changed size, request, sampling or server flag makes
+/// them stale.
+pub fn measured(spec: &[u8]) -> anyhow::Result<Vec<u8>> {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.retain(|key, value| {
+                    let prose = key == "description"
+                        || key == "install"
+                        || value.as_object().is_some_and(|m| {
+                            m.len() == 2 && m.contains_key("en") && m.contains_key("ru")
+                        });
+                    !prose
+                });
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let text = std::str::from_utf8(spec).context("the spec is not UTF-8")?;
+    let mut value: serde_json::Value = serde_saphyr::from_str(text)?;
+    strip(&mut value);
+    Ok(serde_json::to_vec(&value)?)
 }
 
 fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {

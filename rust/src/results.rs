@@ -25,7 +25,7 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 15] = [
+pub const OPTIONAL: [&str; 18] = [
     "families",
     "servers",
     "memory",
@@ -37,6 +37,9 @@ pub const OPTIONAL: [&str; 15] = [
     "toolchain",
     "runtime",
     "cpu",
+    "cpu_mhz",
+    "hypervisor",
+    "steal",
     "cpus",
     "placement",
     "ci_run",

@@ -315,6 +315,56 @@ fn the_load_section_names_operations_that_run_one_i_at_a_time() {
     );
 }
 
+/// The spec counts by what it measures: a reworded description, a comment or a Russian name
+/// keeps the fingerprint; a changed sampling, start flag or request changes it.
+#[test]
+fn the_fingerprint_follows_what_the_spec_measures_not_its_prose() {
+    use redis_vs_doublets::provenance::fingerprint;
+    let spec = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let root = std::env::temp_dir().join(format!("rvd-spec-fingerprint-{}", std::process::id()));
+    std::fs::create_dir_all(root.join("spec")).unwrap();
+    let of = |text: &str| {
+        std::fs::write(root.join(redis_vs_doublets::spec::SPEC_PATH), text).unwrap();
+        fingerprint(&root, &["spec".to_string()]).unwrap()
+    };
+    let published = of(&spec);
+    // (from, to, whether the change is to what is measured)
+    for (from, to, measured) in [
+        ("ждёт без конца", "не ждёт вечно", false),
+        (
+            "# What RedisVSDoublets measures",
+            "# What this benchmark",
+            false,
+        ),
+        (
+            "in one process with no persistence",
+            "in one process, no persistence",
+            false,
+        ),
+        (
+            "install: \"apt-get install -y",
+            "install: \"apt install",
+            false,
+        ),
+        ("measurement_seconds: 2 }", "measurement_seconds: 1 }", true),
+        ("--loglevel, warning]", "--loglevel, notice]", true),
+        (
+            "pipeline_window_bytes: 1048576",
+            "pipeline_window_bytes: 1048577",
+            true,
+        ),
+    ] {
+        assert!(spec.contains(from), "the spec no longer says {from:?}");
+        let changed = of(&spec.replacen(from, to, 1));
+        assert_eq!(
+            changed != published,
+            measured,
+            "{from:?} (measured: {measured})"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// The fingerprint both languages compute: SHA-1 over each file's path, length and bytes in path
 /// order, build outputs left out (target; bin and obj beside a .csproj, while a Cargo `src/bin`
 /// counts). The C# tests expect the same value

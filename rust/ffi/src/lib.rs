@@ -324,6 +324,66 @@ pub unsafe extern "C" fn doublets_each(
     }
 }
 
+/// Marks the start of a run for the steal time [`provenance`] reports.
+#[no_mangle]
+pub extern "C" fn provenance_begin() {
+    redis_vs_doublets::provenance::begin();
+}
+
+/// The provenance every run shares, as the Rust bench writes it: `fingerprint: …` of the checkout
+/// at `root` (its spec's paths, the spec counted by what it measures), then commit, date, CPU,
+/// placement and the rest, one `key: value` a line, as UTF-8 into `out` (at most `capacity`
+/// bytes; `written` gets the length the text needs). On an error the text is its message and the
+/// status `Failed`; a text longer than `capacity` is cut and the status `BadArgument`.
+///
+/// # Safety
+/// `root` must point at `root_len` bytes of UTF-8, `out` at `capacity` writable bytes and
+/// `written` be a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn provenance(
+    root: *const u8,
+    root_len: usize,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if root.is_null() || out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes `root_len` readable bytes.
+        let root = unsafe { std::slice::from_raw_parts(root, root_len) };
+        let (status, text) = match provenance_text(root) {
+            Ok(text) => (Status::Ok, text),
+            Err(e) => (Status::Failed, format!("{e:#}")),
+        };
+        let bytes = text.as_bytes();
+        let n = bytes.len().min(capacity);
+        // SAFETY: the caller passes `capacity` writable bytes and a valid `written`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, n);
+            *written = bytes.len();
+        }
+        if n < bytes.len() {
+            Status::BadArgument
+        } else {
+            status
+        }
+    })
+}
+
+fn provenance_text(root: &[u8]) -> anyhow::Result<String> {
+    use redis_vs_doublets::{check_request, provenance, spec::Spec};
+    let root = std::path::Path::new(std::str::from_utf8(root)?);
+    let spec = Spec::load(
+        &root.join(redis_vs_doublets::spec::SPEC_PATH),
+        &check_request,
+    )?;
+    let fingerprint = provenance::fingerprint(root, &spec.fingerprint)?;
+    let lines = std::iter::once(("fingerprint", fingerprint)).chain(provenance::common());
+    Ok(lines.map(|(k, v)| format!("{k}: {v}\n")).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

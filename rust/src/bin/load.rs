@@ -37,6 +37,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: load B [--filter TEXT]   (B background links or keys, e.g. 100000)\n       load --sizes   (the B the spec publishes)";
 
 fn run() -> anyhow::Result<()> {
+    provenance::begin();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let spec = load_spec()?;
     let load = spec

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: memory B   (B background links or keys, e.g. 1000000)\n       memory --sizes   (the B the spec publishes)";
 
 fn run() -> anyhow::Result<()> {
+    provenance::begin();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let spec = load_spec()?;
     if let [flag, suite, backend, b] = args.as_slice() {
