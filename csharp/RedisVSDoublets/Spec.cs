@@ -161,6 +161,8 @@ public sealed class SpecFile
     public MemoryDef? Memory { get; set; }
     /// <summary>The load measurement (concurrent clients), run by both languages.</summary>
     public LoadDef? Load { get; set; }
+    /// <summary>What the READMEs publish: read by the Rust side's re-measure plan alone.</summary>
+    public object? Publish { get; set; }
 }
 
 public sealed class LoadDef

@@ -348,6 +348,12 @@ fn the_fingerprint_follows_what_the_spec_measures_not_its_prose() {
         ),
         ("measurement_seconds: 2 }", "measurement_seconds: 1 }", true),
         ("--loglevel, warning]", "--loglevel, notice]", true),
+        // What is published, and how long it took, is a plan, not what a result measured.
+        (
+            "{ background: 1000, operations: 100, rounds: 3,",
+            "{ background: 1000, operations: 100, rounds: 5,",
+            false,
+        ),
         (
             "pipeline_window_bytes: 1048576",
             "pipeline_window_bytes: 1048577",
@@ -451,4 +457,50 @@ fn clients_and_left_out_families_are_checked_with_their_line() {
     );
     assert!(spec.backend_client("Doublets_Split_Volatile").is_none());
     assert!(spec.backend_client("Redis_Pipeline_Jedis").is_none());
+}
+
+/// The publish plan names only servers, languages and sizes the spec has, with a figure for every
+/// load and memory size, and says where.
+#[test]
+fn the_publish_plan_is_checked_against_the_spec() {
+    let spec = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let parse_real = |text: &str| {
+        Spec::parse(text, "benchmarks.yaml", &check_request).map_err(|e| e.to_string())
+    };
+    let published = parse_real(&spec).unwrap().publish.unwrap();
+    assert!(published.bench.iter().any(|b| b.background == 1000));
+    for (from, to, expected) in [
+        (
+            "  servers: [redis, garnet]\n  # A size",
+            "  servers: [redis, keydb]\n  # A size",
+            "\"keydb\" is not one of the spec's servers",
+        ),
+        (
+            "minutes: { rust: 7.5, csharp: 21.9 }",
+            "minutes: { rust: 7.5, go: 21.9 }",
+            "minutes are per language (rust, csharp)",
+        ),
+        (
+            "load_minutes: { rust: [11, 16.1]",
+            "load_minutes: { rust: [11]",
+            "one figure per load size (2)",
+        ),
+        (
+            "    - { minutes: 40, servers: [redis] }\n",
+            "",
+            "memory: one run per memory size (5), not 4",
+        ),
+        (
+            "{ background: 1000, operations: 100, rounds: 3,",
+            "{ background: 1000, operations: 2000, rounds: 3,",
+            "N must be from 1 to B",
+        ),
+    ] {
+        assert!(spec.contains(from), "the spec no longer says {from:?}");
+        let e = parse_real(&spec.replacen(from, to, 1)).unwrap_err();
+        assert!(
+            e.contains("benchmarks.yaml:") && e.contains("publish: ") && e.contains(expected),
+            "{e}"
+        );
+    }
 }

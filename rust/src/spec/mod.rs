@@ -48,6 +48,44 @@ pub struct Memory {
     pub description: Text,
 }
 
+/// What the READMEs publish, and so what a re-measure in pieces (examples/remeasure.sh) measures
+/// again: the bench sizes with their rounds, on these servers, and the load and memory runs at the
+/// `load` and `memory` sizes, each with the minutes a run took here, for the plan's estimates.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Publish {
+    pub servers: Vec<String>,
+    pub bench: Vec<PublishedSize>,
+    /// Per language, one per `load` size.
+    pub load_minutes: std::collections::BTreeMap<String, Vec<f64>>,
+    /// One per `memory` size.
+    pub memory: Vec<PublishedRun>,
+}
+
+/// One memory run of the plan: its minutes, and its servers where fewer than the plan's.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedRun {
+    pub minutes: f64,
+    pub servers: Option<Vec<String>>,
+}
+
+/// One published bench size: its rounds, and the minutes one round of each language took.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedSize {
+    pub background: u64,
+    pub operations: u64,
+    pub rounds: u32,
+    pub minutes: std::collections::BTreeMap<String, f64>,
+    /// The languages that run on fewer servers than the plan's, with theirs.
+    #[serde(default)]
+    pub servers: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// The languages a bench, a load run or a plan can name, in table order.
+pub const LANGUAGES: [&str; 2] = ["rust", "csharp"];
+
 /// The load measurement: K concurrent clients for a fixed time, per operation and store.
 #[derive(Clone, Debug)]
 pub struct Load {
@@ -103,6 +141,7 @@ mod wire {
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
         pub load: Option<Spanned<Load>>,
+        pub publish: Option<Spanned<super::Publish>>,
         #[serde(default)]
         pub clients: Vec<Client>,
         pub backends: Vec<Backend>,
@@ -398,6 +437,7 @@ pub struct Spec {
     pub fingerprint: Vec<String>,
     pub memory: Option<Memory>,
     pub load: Option<Load>,
+    pub publish: Option<Publish>,
     pub clients: Vec<Client>,
     pub backends: Vec<Backend>,
     pub suites: Vec<Suite>,
@@ -950,6 +990,12 @@ impl Resolver<'_> {
             None => None,
         };
         let clients = self.clients(wire.clients, &suites)?;
+        let publish = match wire.publish {
+            Some(publish) => {
+                Some(self.publish(publish, &servers, wire.memory.as_ref(), load.as_ref())?)
+            }
+            None => None,
+        };
         Ok(Spec {
             path: self.path.to_string(),
             sizes,
@@ -960,6 +1006,7 @@ impl Resolver<'_> {
             fingerprint: wire.fingerprint,
             memory: wire.memory,
             load,
+            publish,
             clients,
             backends,
             suites,
@@ -1036,6 +1083,60 @@ impl Resolver<'_> {
 
     /// The load section, checked against the suites: each operation is one suite's, and does its
     /// work and its undo once per i of 1..=N, so that a client can run them one i at a time.
+    /// The published pieces: known servers and languages, N ≤ B, rounds and minutes above 0, and
+    /// a minutes figure for every `load` and `memory` size.
+    fn publish(
+        &self,
+        publish: Spanned<Publish>,
+        servers: &[ServerKind],
+        memory: Option<&Memory>,
+        load: Option<&Load>,
+    ) -> Result<Publish, SpecError> {
+        let p = &publish.value;
+        let fail = |message: String| Err(self.error(&publish, format!("publish: {message}")));
+        let named = p
+            .servers
+            .iter()
+            .chain(p.bench.iter().flat_map(|b| b.servers.values().flatten()))
+            .chain(p.memory.iter().flat_map(|m| m.servers.iter().flatten()));
+        if let Some(unknown) = named.clone().find(|s| !servers.iter().any(|k| k.id == **s)) {
+            return fail(format!("\"{unknown}\" is not one of the spec's servers"));
+        }
+        let language = |l: &String| LANGUAGES.contains(&l.as_str());
+        for size in &p.bench {
+            let b = size.background;
+            if size.operations == 0 || size.operations > b || size.rounds == 0 {
+                return fail(format!(
+                    "bench at B = {b}: N must be from 1 to B and rounds above 0"
+                ));
+            }
+            let languages_known = size.minutes.keys().chain(size.servers.keys()).all(language);
+            if !languages_known || size.minutes.values().any(|m| *m <= 0.0) {
+                return fail(format!(
+                    "bench at B = {b}: minutes are per language ({}), each above 0",
+                    LANGUAGES.join(", ")
+                ));
+            }
+        }
+        let load_sizes = load.map_or(0, |l| l.sizes.len());
+        if !p.load_minutes.keys().all(language)
+            || p.load_minutes.values().any(|m| m.len() != load_sizes)
+        {
+            return fail(format!(
+                "load_minutes: one list per language ({}), each with one figure per load size ({load_sizes})",
+                LANGUAGES.join(", ")
+            ));
+        }
+        let memory_sizes = memory.map_or(0, |m| m.sizes.len());
+        if p.memory.len() != memory_sizes || p.memory.iter().any(|m| m.minutes <= 0.0) {
+            return fail(format!(
+                "memory: one run per memory size ({memory_sizes}), not {}, each with minutes above 0",
+                p.memory.len()
+            ));
+        }
+        Ok(publish.value)
+    }
+
     fn load(
         &self,
         load: Spanned<wire::Load>,
