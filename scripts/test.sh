@@ -41,16 +41,45 @@ step "the READMEs and their pages match the results they were made from, and eve
 scripts/check-readme.sh
 scripts/check-links.sh
 
-step "one changed line of measured code makes the published results stale"
+step "a commit that changes measured code lands with every published figure labelled as the older code's"
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-git ls-files -z | xargs -0 cp --parents -t "$copy"
-echo "-- one more line" >> "$copy/redis/links.lua"
+git clone -q . "$copy"
+echo "// one more line" >> "$copy/rust/src/harness.rs"
+git -C "$copy" -c user.name=test -c user.email=test@localhost commit -qam "a change to measured code"
 report=$PWD/target/release/report
-if (cd "$copy" && "$report" --check docs/sample-results) 2>"$copy/error"; then
-  echo "error: the report accepted results measured before redis/links.lua changed" >&2; exit 1
+(cd "$copy" && "$report" docs/sample-results 2>"$copy/log") || { cat "$copy/log" >&2; exit 1; }
+# Every table, memory and load run of results.json names older code and the file that changed.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const all = [...r.tables.map(t => t.measured), ...r.memory.map(m => m.measured), ...r.load.map(l => l.measured)];
+  const bad = all.filter(m => !m || m.current || !m.changed_since.includes("rust/src/harness.rs"));
+  if (all.length === 0 || bad.length > 0 || r.headline.some(h => h.current)) {
+    console.error("error: a figure is not labelled as older code after rust/src/harness.rs changed:", JSON.stringify(bad[0] || "no figures"));
+    process.exit(1);
+  }' "$copy/docs/results.json"
+for readme in README.md README.ru.md; do
+  grep -q "rust/src/harness.rs" "$copy/$readme" || { echo "error: $readme does not say rust/src/harness.rs changed since its results" >&2; exit 1; }
+done
+# Every table's rounds line carries the label, in every page and README.
+unlabelled=$(cd "$copy" && grep -h -E '^_[0-9]+ (round|раунд)' README.md README.ru.md docs/*.md | grep -v -c -E 'Older code|Старый код' || true)
+[ "$unlabelled" -eq 0 ] || { echo "error: $unlabelled tables of older code are not labelled" >&2; exit 1; }
+# The strict mode, for publishing a finished re-measure, refuses them.
+if (cd "$copy" && "$report" --check --require-current docs/sample-results) 2>"$copy/error"; then
+  echo "error: report --require-current accepted results of older code" >&2; exit 1
 fi
-grep -q "stale" "$copy/error" || { cat "$copy/error" >&2; exit 1; }
+grep -q "require-current" "$copy/error" || { cat "$copy/error" >&2; exit 1; }
+
+step "examples/remeasure.sh plans what the checkout's code lacks, and refuses a budget no piece fits"
+examples/remeasure.sh --plan 2>"$PWD/target/remeasure-plan"
+grep -q "piece(s)" target/remeasure-plan || { cat target/remeasure-plan >&2; echo "error: remeasure.sh --plan printed no plan" >&2; exit 1; }
+if examples/remeasure.sh --budget 0.5 2>"$PWD/target/remeasure-budget"; then
+  if ! grep -q "nothing to measure" target/remeasure-budget; then
+    echo "error: remeasure.sh accepted a budget of half a minute" >&2; exit 1
+  fi
+else
+  grep -q "smaller than any piece: the smallest takes" target/remeasure-budget || { cat target/remeasure-budget >&2; exit 1; }
+fi
 
 step "docs/results.json validates against docs/results.schema.json (ajv)"
 (cd scripts/schema-check && npm ci --silent --no-audit --no-fund)

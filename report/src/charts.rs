@@ -487,16 +487,21 @@ fn widened(range: &std::ops::Range<f64>) -> std::ops::Range<f64> {
 }
 
 fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<()> {
-    let style = ("sans-serif", FONT + 2)
-        .into_font()
-        .color(&INK)
-        .pos(Pos::new(HPos::Center, VPos::Top));
-    area.draw(&Text::new(
-        title.to_string(),
-        (area.dim_in_pixel().0 as i32 / 2, 8),
-        style,
-    ))
-    .map_err(draw_error)
+    // A second line, smaller, says what code the figures measured when it is not the checkout's.
+    let (title, note) = title.split_once('\n').unwrap_or((title, ""));
+    let centre = area.dim_in_pixel().0 as i32 / 2;
+    for (text, size, y) in [(title, FONT + 2, 8), (note, FONT - 2, 25)] {
+        if text.is_empty() {
+            continue;
+        }
+        let style = ("sans-serif", size)
+            .into_font()
+            .color(&INK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        area.draw(&Text::new(text.to_string(), (centre, y), style))
+            .map_err(draw_error)?;
+    }
+    Ok(())
 }
 
 /// Legend entries side by side, `per_line` to the width: each name with a swatch of its series'
@@ -527,7 +532,7 @@ fn finish(svg: String, title: &str, desc: &str) -> String {
     let halo = "paint-order: stroke; stroke-width: 3px; stroke-linejoin: round; stroke";
     let head = format!(
         "<title>{}</title>\n<desc>{}</desc>\n<style>text[fill=\"{ink}\"] {{ fill: {}; {halo}: #ffffff }} @media (prefers-color-scheme: dark) {{ text[fill=\"{ink}\"] {{ fill: {}; stroke: #0d1117 }} }}</style>\n",
-        escape(title),
+        escape(&title.replace('\n', " · ")),
         escape(desc),
         hex(TEXT_LIGHT),
         hex(TEXT_DARK),

@@ -39,6 +39,8 @@ pub struct Line {
     pub operations: u64,
     pub operation: String,
     pub rounds: usize,
+    /// Whether the table's rounds measured the checkout's code (else the table says which code).
+    pub current: bool,
     /// Against the fastest Redis mode of the row.
     pub best: Ratio,
     /// Against Redis' one request per round trip (`Redis_NonTransaction`).
@@ -83,6 +85,7 @@ pub fn lines(spec: &Spec, tables: &[Table]) -> Vec<Line> {
                 operations: table.operations,
                 operation: row.operation.clone(),
                 rounds: table.rounds,
+                current: table.measured.current,
                 best: ratio(best),
                 one_by_one: one_by_one.map(ratio),
             });

@@ -8,10 +8,13 @@ use redis_vs_doublets::{load::LoadRun, memory::MemoryRun};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::tables::{self, Absence, Table, Verdict};
+use crate::{
+    measured::{Code, MeasuredCode},
+    tables::{self, Absence, Table, Verdict},
+};
 
 /// The version of this format.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -45,6 +48,8 @@ pub struct LoadJson {
     pub clock_ns: f64,
     /// The conditions, as the result file gives them; whole numbers are numbers.
     pub provenance: BTreeMap<String, Value>,
+    /// The code it measured, and whether that is the checkout's. New in version 8.
+    pub measured: Option<MeasuredCode>,
     pub figures: Vec<LoadFigureJson>,
     /// redis-benchmark beside the server cells: the same server, clients and depth (Rust's runs).
     pub redis_benchmark: Vec<RedisBenchmarkJson>,
@@ -107,6 +112,8 @@ pub struct TableJson {
     /// The conditions, as the result files give them (values that differ between rounds are
     /// joined with " / "); whole numbers are numbers.
     pub provenance: BTreeMap<String, Value>,
+    /// The code its rounds measured, and whether that is the checkout's. New in version 8.
+    pub measured: MeasuredCode,
     pub rows: Vec<RowJson>,
 }
 
@@ -194,6 +201,8 @@ pub struct MemoryJson {
     pub background: u64,
     /// The conditions, as the memory run gives them; whole numbers are numbers.
     pub provenance: BTreeMap<String, Value>,
+    /// The code it measured, and whether that is the checkout's. New in version 8.
+    pub measured: Option<MeasuredCode>,
     pub figures: Vec<FigureJson>,
 }
 
@@ -220,6 +229,7 @@ pub struct FigureJson {
 
 /// The JSON the report writes.
 pub fn results(
+    code: &Code,
     tables: &[Table],
     memory: &[MemoryRun],
     load: &[LoadRun],
@@ -229,17 +239,18 @@ pub fn results(
         version: VERSION,
         headline,
         tables: tables.iter().map(table).collect(),
-        memory: memory.iter().map(memory_run).collect(),
-        load: load.iter().map(load_run).collect(),
+        memory: memory.iter().map(|r| memory_run(r, code)).collect(),
+        load: load.iter().map(|r| load_run(r, code)).collect(),
     }
 }
 
-fn load_run(run: &LoadRun) -> LoadJson {
+fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
     LoadJson {
         language: run.language().to_string(),
         background: run.background,
         clock_ns: tenth(run.clock_ns),
         provenance: provenance(&run.provenance),
+        measured: of(code, &run.provenance),
         figures: run
             .figures
             .iter()
@@ -292,6 +303,7 @@ fn table(t: &Table) -> TableJson {
         operations: t.operations,
         rounds: t.rounds,
         provenance: provenance(&t.provenance),
+        measured: t.measured.clone(),
         rows: t
             .rows
             .iter()
@@ -350,10 +362,11 @@ fn comparison(c: tables::Comparison) -> ComparisonJson {
     }
 }
 
-fn memory_run(run: &MemoryRun) -> MemoryJson {
+fn memory_run(run: &MemoryRun, code: &Code) -> MemoryJson {
     MemoryJson {
         background: run.background,
         provenance: provenance(&run.provenance),
+        measured: of(code, &run.provenance),
         figures: run
             .figures
             .iter()
@@ -395,4 +408,12 @@ fn three_digits(value: f64) -> f64 {
     }
     let scale = 10f64.powi(2 - value.abs().log10().floor() as i32);
     (value * scale).round() / scale
+}
+
+/// The code a memory or load run measured, by its recorded fingerprint.
+fn of(code: &Code, provenance: &BTreeMap<String, String>) -> Option<MeasuredCode> {
+    provenance
+        .get("fingerprint")
+        .and_then(|f| code.get(f))
+        .cloned()
 }

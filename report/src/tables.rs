@@ -10,7 +10,7 @@ use redis_vs_doublets::{results::ResultFile, spec::Spec};
 use serde::Serialize;
 
 /// The languages a result file may name, in table order.
-pub const LANGUAGES: [&str; 2] = ["rust", "csharp"];
+pub use redis_vs_doublets::spec::LANGUAGES;
 
 pub use crate::stats::Verdict;
 
@@ -100,6 +100,8 @@ pub struct Table {
     pub sources: Vec<String>,
     /// How many rounds the table's cells were measured in.
     pub rounds: usize,
+    /// The code its rounds measured (one fingerprint for all of them).
+    pub measured: crate::measured::MeasuredCode,
 }
 
 impl Cell {
@@ -166,9 +168,15 @@ fn size(file: &ResultFile, key: &str) -> Result<u64> {
         .map_err(|_| anyhow::anyhow!("{}: {key} {value:?} is not a whole number", file.at(key)))
 }
 
-/// Builds every table the inputs hold. Refuses unknown operations and backends, cells given
-/// twice, inputs of one table from different commits, and missing cells unless `allow_missing`.
-pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<Vec<Table>> {
+/// Builds every table the inputs hold, each with the code it measured (`code`, by fingerprint).
+/// Refuses unknown operations and backends, cells given twice, inputs of one table from different
+/// code, and missing cells unless `allow_missing`.
+pub fn build(
+    spec: &Spec,
+    files: &[ResultFile],
+    code: &BTreeMap<String, crate::measured::MeasuredCode>,
+    allow_missing: bool,
+) -> Result<Vec<Table>> {
     let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
     // (language index, B, N) → the files of that run.
     let mut groups: BTreeMap<(usize, u64, u64), Vec<&ResultFile>> = BTreeMap::new();
@@ -190,19 +198,26 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
     let mut tables = Vec::new();
     for ((language, b, n), group) in groups {
         let first = group[0];
+        // Rounds measured at different commits of the same code share a table (a re-measure in
+        // pieces spans commits); rounds of different code never do.
         for file in &group[1..] {
-            for key in ["commit", "fingerprint"] {
-                if file.get(key) != first.get(key) {
-                    bail!(
-                        "{} measured {key} {}, but {} measured {}: one table cannot mix them",
-                        file.at(key),
-                        file.get(key).unwrap_or_default(),
-                        first.at(key),
-                        first.get(key).unwrap_or_default()
-                    );
-                }
+            if file.get("fingerprint") != first.get("fingerprint") {
+                bail!(
+                    "{} measured fingerprint {}, but {} measured {}: one table cannot mix them",
+                    file.at("fingerprint"),
+                    file.get("fingerprint").unwrap_or_default(),
+                    first.at("fingerprint"),
+                    first.get("fingerprint").unwrap_or_default()
+                );
             }
         }
+        let fingerprint = first.get("fingerprint").unwrap_or_default();
+        let Some(measured) = code.get(fingerprint).cloned() else {
+            bail!(
+                "{}: no code resolved for fingerprint {fingerprint}",
+                first.at("fingerprint")
+            );
+        };
         let mut cells: BTreeMap<
             (&str, &str),
             Vec<(u32, &redis_vs_doublets::results::Measurement)>,
@@ -355,6 +370,7 @@ pub fn build(spec: &Spec, files: &[ResultFile], allow_missing: bool) -> Result<V
                 provenance: merge_provenance(&group, &[b_key, n_key, &"round".to_string()]),
                 sources: group.iter().map(|f| f.path.clone()).collect(),
                 rounds: rounds.len(),
+                measured: measured.clone(),
             };
             let mut absent: Vec<String> = table
                 .absences()
@@ -445,6 +461,9 @@ pub struct ClientsTable {
     pub rows: Vec<ClientsRow>,
     /// How many rounds the C# cells were measured in.
     pub rounds: usize,
+    /// The code of the tables its cells come from: the C# table's, unless the Rust one's is
+    /// older code and the C# one's current.
+    pub measured: crate::measured::MeasuredCode,
 }
 
 impl ClientsTable {
@@ -494,6 +513,7 @@ impl ClientsTable {
             provenance: BTreeMap::new(),
             sources: Vec::new(),
             rounds: self.rounds,
+            measured: self.measured.clone(),
         }
     }
 }
@@ -591,6 +611,10 @@ pub fn clients(spec: &Spec, tables: &[Table]) -> Vec<ClientsTable> {
                 clients: clients.into_iter().map(|(name, ..)| name).collect(),
                 rows,
                 rounds: t.rounds,
+                measured: match rust {
+                    Some(r) if !r.measured.current => r.measured.clone(),
+                    _ => t.measured.clone(),
+                },
             });
         }
     }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::{
     charts::{Kind, LoadMetric},
     format::{bytes, duration, per_second, significant, whole, Lang},
+    measured::MeasuredCode,
     tables::{Absence, ClientsTable, Table, Verdict},
 };
 
@@ -38,6 +39,11 @@ pub struct View {
     pub fingerprint_paths: Vec<String>,
     /// The statements on the READMEs' first screen, computed from the results.
     pub findings: Vec<crate::findings::Finding>,
+    /// The published results not of the checkout's code, each set with its label, stated before
+    /// the findings built on them.
+    pub older_code: Vec<String>,
+    /// What a re-measure of the checkout's code has left: a line per piece and the total.
+    pub pending: Vec<String>,
     /// Per suite with Doublets and Redis: Doublets against Redis, operation × size.
     pub headline: Vec<HeadlineView>,
     /// The conditions every run shares, stated once.
@@ -66,6 +72,8 @@ pub struct HeadlineView {
     sizes: Vec<String>,
     best: Vec<(String, Vec<String>)>,
     one_by_one: Vec<(String, Vec<String>)>,
+    /// Some cell is of older code (marked †).
+    older: bool,
 }
 
 /// One run's conditions: one size, in every language it was measured in.
@@ -99,6 +107,8 @@ pub struct RunLanguageView {
     redis: String,
     /// The toolchain and libraries, when they differ from the other sizes' (else in `common`).
     tools: String,
+    /// What its figures measured, when not the checkout's code.
+    label: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -193,6 +203,8 @@ pub struct ClientsView {
     /// (mode, chart): one chart per mode, a series per client.
     charts: Vec<(String, String)>,
     rounds: usize,
+    /// What it measured, when not the checkout's code.
+    label: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -228,6 +240,8 @@ pub struct LoadView {
     fingerprint: String,
     commit: String,
     command: String,
+    /// What it measured, when not the checkout's code.
+    label: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -262,6 +276,8 @@ pub struct MemoryView {
     redis: String,
     allocator: String,
     fingerprint: String,
+    /// What its runs measured, when not the checkout's code.
+    label: String,
     /// Stores a run at some B did not measure: (store, the sizes), so a missing row says why.
     missing: Vec<(String, String)>,
 }
@@ -311,6 +327,8 @@ pub struct TableView {
     rounds: usize,
     /// The command that measures this table again (this size, in the languages measured at it).
     command: String,
+    /// What it measured, when not the checkout's code.
+    label: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -548,6 +566,7 @@ pub fn load_chart_series(
 /// A suite's load tables, one per run that measured it.
 fn load_views(
     spec: &Spec,
+    code: &crate::measured::Code,
     runs: &[LoadRun],
     suite: &str,
     charts_link: &str,
@@ -688,6 +707,7 @@ fn load_views(
             fingerprint: prefix(&get("fingerprint"), 12).to_string(),
             commit: prefix(&get("commit"), 12).to_string(),
             command: reproduce_load(spec, run),
+            label: crate::measured::run_note(code, &run.provenance, lang),
         });
     }
     views
@@ -730,14 +750,15 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
         whole(table.background, lang),
         whole(table.operations, lang)
     );
+    let older = crate::measured::mark(&table.measured, lang);
     match (kind, lang) {
-        (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes})"),
-        (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes})"),
-        (Kind::Relative, Lang::En) => {
-            format!("{language}, {suite}: time relative to the fastest server mode ({sizes})")
-        }
+        (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes}){older}"),
+        (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes}){older}"),
+        (Kind::Relative, Lang::En) => format!(
+            "{language}, {suite}: time relative to the fastest server mode ({sizes}){older}"
+        ),
         (Kind::Relative, Lang::Ru) => format!(
-            "{language}, {suite}: время относительно самого быстрого режима сервера ({sizes})"
+            "{language}, {suite}: время относительно самого быстрого режима сервера ({sizes}){older}"
         ),
     }
 }
@@ -762,13 +783,14 @@ pub fn clients_chart_title(t: &ClientsTable, suite: &str, mode: &str, lang: Lang
         whole(t.background, lang),
         whole(t.operations, lang)
     );
+    let older = crate::measured::mark(&t.measured, lang);
     match lang {
         Lang::En => format!(
-            "{suite} on {}, {mode}: every client, time per iteration ({sizes})",
+            "{suite} on {}, {mode}: every client, time per iteration ({sizes}){older}",
             t.server_name
         ),
         Lang::Ru => format!(
-            "{suite} на {}, {mode}: все клиенты, время итерации ({sizes})",
+            "{suite} на {}, {mode}: все клиенты, время итерации ({sizes}){older}",
             t.server_name
         ),
     }
@@ -854,6 +876,7 @@ fn clients_view(
             })
             .collect(),
         rounds: t.rounds,
+        label: crate::measured::note(&t.measured, lang),
     }
 }
 
@@ -888,6 +911,7 @@ pub fn memory_chart_title(suite: &str, lang: Lang) -> String {
 /// growth against Redis' at the same B.
 fn memory_view(
     suite: &str,
+    code: &crate::measured::Code,
     runs: &[MemoryRun],
     chart: Option<String>,
     order: &[String],
@@ -982,6 +1006,15 @@ fn memory_view(
         ),
         allocator: distinct(figures.iter().filter_map(|f| f.allocator.as_deref()), ", "),
         fingerprint: provenance("fingerprint", 12),
+        label: distinct(
+            runs.iter()
+                .map(|r| crate::measured::run_note(code, &r.provenance, lang))
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+            " ",
+        ),
         missing,
     })
 }
@@ -1010,6 +1043,7 @@ pub struct Charts<'a> {
 #[allow(clippy::too_many_arguments)]
 pub fn build(
     spec: &Spec,
+    code: &crate::measured::Code,
     tables: &[Table],
     memory: &[MemoryRun],
     load: &[LoadRun],
@@ -1031,12 +1065,16 @@ pub fn build(
             .map_or(id.to_string(), |o| o.name.clone())
     };
     let lines = crate::headline::lines(spec, tables);
-    let (runs, common) = stated_once(runs(spec, tables, lang), lang);
+    let (runs, mut common) = stated_once(runs(spec, tables, lang), lang);
+    let older_code = older_code(tables, memory, load, code, lang);
+    common.extend(older_code.iter().map(|o| format!("\n{o}")));
     View {
         command: command.to_string(),
         runs,
         common,
         findings: crate::findings::findings(spec, &lines, memory, load, pages_link, lang),
+        older_code,
+        pending: Vec::new(),
         headline: headline_views(spec, &lines, lang),
         pages: Vec::new(),
         load_link: String::new(),
@@ -1143,6 +1181,7 @@ pub fn build(
                     .collect(),
                 memory: memory_view(
                     &suite.id,
+                    code,
                     memory,
                     charts
                         .memory
@@ -1151,7 +1190,7 @@ pub fn build(
                     &suite.backends,
                     lang,
                 ),
-                load: load_views(spec, load, &suite.id, charts_link, lang),
+                load: load_views(spec, code, load, &suite.id, charts_link, lang),
                 load_summary: load_summaries(spec, load, &suite.id, lang),
                 left_out: suite.left_out.values().map(&text).collect(),
                 clients: clients
@@ -1294,6 +1333,7 @@ fn table(
             .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
         command: reproduce(spec, t, tables),
+        label: crate::measured::note(&t.measured, lang),
     }
 }
 
@@ -1444,6 +1484,7 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                     },
                     redis: provenance_text(&get("redis"), lang),
                     tools: String::new(),
+                    label: crate::measured::note(&t.measured, lang),
                 });
             }
             RunView {
@@ -1613,7 +1654,10 @@ fn headline_views(spec: &Spec, lines: &[crate::headline::Line], lang: Lang) -> V
                                         })
                                         .filter_map(|l| {
                                             pick(l).map(|r| {
-                                                headline_cell(r, language_name(&l.language), lang)
+                                                let mark = if l.current { "" } else { "†" };
+                                                let language =
+                                                    format!("{}{mark}", language_name(&l.language));
+                                                headline_cell(r, &language, lang)
                                             })
                                         })
                                         .collect();
@@ -1636,6 +1680,7 @@ fn headline_views(spec: &Spec, lines: &[crate::headline::Line], lang: Lang) -> V
                     .collect(),
                 best: rows(&|l| Some(&l.best)),
                 one_by_one: rows(&|l| l.one_by_one.as_ref()),
+                older: of.iter().any(|l| !l.current),
             })
         })
         .collect()
@@ -1743,4 +1788,89 @@ pub fn batch_name(store: &str, batch: usize, lang: Lang) -> String {
         (n, Lang::En) => format!("{store} ({n} a batch)"),
         (n, Lang::Ru) => format!("{store} (пачка {n})"),
     }
+}
+
+/// Every published set not of the checkout's code, grouped by the code it measured: "Rust at
+/// B = 1,000, memory at B = 1,000 …: Not the current code: …", or "Every figure: …" when all are.
+fn older_code(
+    tables: &[Table],
+    memory: &[MemoryRun],
+    load: &[LoadRun],
+    code: &crate::measured::Code,
+    lang: Lang,
+) -> Vec<String> {
+    let mut pieces: Vec<(String, String)> = Vec::new(); // (fingerprint, piece)
+    let mut push = |fingerprint: &str, piece: String| {
+        if !pieces.iter().any(|(f, p)| f == fingerprint && *p == piece) {
+            pieces.push((fingerprint.to_string(), piece));
+        }
+    };
+    for t in tables {
+        let piece = match lang {
+            Lang::En => format!(
+                "{} at B = {}",
+                language_name(&t.language),
+                whole(t.background, lang)
+            ),
+            Lang::Ru => format!(
+                "{} при B = {}",
+                language_name(&t.language),
+                whole(t.background, lang)
+            ),
+        };
+        push(&t.measured.fingerprint, piece);
+    }
+    for r in memory {
+        let piece = match lang {
+            Lang::En => format!("memory at B = {}", whole(r.background, lang)),
+            Lang::Ru => format!("память при B = {}", whole(r.background, lang)),
+        };
+        push(
+            r.provenance.get("fingerprint").map_or("", String::as_str),
+            piece,
+        );
+    }
+    for r in load {
+        let language = language_name(r.language());
+        let piece = match lang {
+            Lang::En => format!("load ({language}) at B = {}", whole(r.background, lang)),
+            Lang::Ru => format!(
+                "нагрузка ({language}) при B = {}",
+                whole(r.background, lang)
+            ),
+        };
+        push(
+            r.provenance.get("fingerprint").map_or("", String::as_str),
+            piece,
+        );
+    }
+    let older: Vec<&MeasuredCode> = code.values().filter(|m| !m.current).collect();
+    let all_older = pieces
+        .iter()
+        .all(|(f, _)| code.get(f).is_some_and(|m| !m.current));
+    older
+        .into_iter()
+        .filter_map(|m| {
+            let label = crate::measured::label(m, lang)?;
+            let of: Vec<&str> = pieces
+                .iter()
+                .filter(|(f, _)| *f == m.fingerprint)
+                .map(|(_, p)| p.as_str())
+                .collect();
+            if of.is_empty() {
+                return None;
+            }
+            let every = all_older && code.values().filter(|m| !m.current).count() == 1;
+            Some(match (every, lang) {
+                (true, Lang::En) => {
+                    format!("**Not the current code**: every figure here was {label}.")
+                }
+                (true, Lang::Ru) => format!("**Не текущий код**: каждое число здесь {label}."),
+                (false, Lang::En) => {
+                    format!("**Not the current code**: {}: {label}.", of.join(", "))
+                }
+                (false, Lang::Ru) => format!("**Не текущий код**: {}: {label}.", of.join(", ")),
+            })
+        })
+        .collect()
 }

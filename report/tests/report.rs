@@ -42,6 +42,7 @@ impl Workspace {
             check: false,
             commit: None,
             fingerprint: Some("fixture".into()),
+            require_current: false,
             command: Some("cargo run -p report -- docs/sample-results".into()),
         }
     }
@@ -167,16 +168,28 @@ fn memory_runs_become_a_table_and_a_chart_per_suite() {
 }
 
 #[test]
-fn a_memory_run_of_other_code_is_stale() {
+fn a_memory_run_of_other_code_is_labelled_and_refused_when_current_is_required() {
     let work = Workspace::new(&[("memory-b1000.json", fixture("memory-b1000.json"))]);
-    let stale = Args {
+    let older = Args {
         fingerprint: Some("0ddba11".into()),
         ..work.args()
     };
-    let e = format!("{:#}", run(&stale).unwrap_err());
+    run(&older).unwrap();
+    let page = work.read("docs/memory.md");
     assert!(
-        e.contains("the memory run at B = 1000: it measured code with fingerprint fixture")
-            && e.contains("stale"),
+        page.contains("Older code: measured at commit be528e7+changes, not the checkout's"),
+        "{page}"
+    );
+    let e = format!(
+        "{:#}",
+        run(&Args {
+            require_current: true,
+            ..older
+        })
+        .unwrap_err()
+    );
+    assert!(
+        e.contains("results of fingerprint fixture (commit be528e7e9840f6807515a86fbd2b572a0d5df000+changes) are not of the checkout's code (0ddba11)"),
         "{e}"
     );
 }
@@ -329,7 +342,93 @@ fn refuses_missing_cells_unless_allowed() {
 }
 
 #[test]
-fn refuses_inputs_of_one_table_from_different_commits() {
+fn rounds_of_one_code_at_different_commits_share_a_table() {
+    let round = |n: u32, commit: &str| {
+        fixture("rust-b1000.txt")
+            .replace("0123456789abcdef", commit)
+            .replace(
+                "# language: rust\n",
+                &format!("# language: rust\n# round: {n}\n"),
+            )
+    };
+    let work = Workspace::new(&[
+        ("r1.txt", round(1, "0123456789abcdef")),
+        ("r2.txt", round(2, "fedcba9876543210")),
+    ]);
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    assert!(readme.contains("2 rounds"), "{readme}");
+    assert!(!readme.contains("Not the current code"), "{readme}");
+}
+
+/// One result set per piece: of two sets of different code for one language and size, the newer
+/// is kept once it has as many complete rounds as the older, the other is left out, never mixed.
+#[test]
+fn sets_of_different_code_never_mix_and_the_newer_complete_one_is_kept() {
+    let text = fixture("rust-b1000.txt");
+    let set = |fingerprint: &str, date: &str, round: u32, scale: u64| {
+        let headers = text
+            .replace(
+                "# fingerprint: fixture",
+                &format!("# fingerprint: {fingerprint}"),
+            )
+            .replace("2026-11-30T19:50:00Z", date)
+            .replace(
+                "# language: rust\n",
+                &format!("# language: rust\n# round: {round}\n"),
+            );
+        headers
+            .lines()
+            .map(
+                |l| match l.strip_prefix("test create/Doublets_United_Volatile ... bench:") {
+                    Some(_) => format!(
+                        "test create/Doublets_United_Volatile ... bench: {} ns/iter (+/- 1)",
+                        1000 * scale
+                    ),
+                    None => l.to_string(),
+                },
+            )
+            .map(|l| l + "\n")
+            .collect::<String>()
+    };
+    let older = set("fixture", "2026-11-30T19:50:00Z", 1, 7);
+    let newer = |round| set("0ddba11", "2026-12-04T10:00:00Z", round, 3);
+    // The newer set has one round, the older two: the older stays.
+    let work = Workspace::new(&[
+        ("old-r1.txt", older.clone()),
+        ("old-r2.txt", older.replace("# round: 1", "# round: 2")),
+        ("new-r1.txt", newer(1)),
+    ]);
+    run(&work.args()).unwrap();
+    let json = work.read("docs/results.json");
+    assert!(
+        json.contains("7000.0") && !json.contains("3000.0"),
+        "the older set is shown whole"
+    );
+    // With its second round the newer one replaces it, labelled as code this checkout is not.
+    let work = Workspace::new(&[
+        ("old-r1.txt", older.clone()),
+        ("old-r2.txt", older.replace("# round: 1", "# round: 2")),
+        ("new-r1.txt", newer(1)),
+        ("new-r2.txt", newer(2)),
+    ]);
+    run(&work.args()).unwrap();
+    let json = work.read("docs/results.json");
+    assert!(
+        json.contains("3000.0") && !json.contains("7000.0"),
+        "the newer set is shown whole"
+    );
+    let readme = work.read("README.md");
+    assert!(
+        readme.contains(
+            "measured from code not in this repository (commit `0123456`, fingerprint `0ddba11`)"
+        ),
+        "{readme}"
+    );
+}
+
+#[test]
+fn refuses_inputs_of_one_table_from_different_code_in_one_round() {
     let text = fixture("rust-b1000.txt");
     let (doublets, redis): (Vec<&str>, Vec<&str>) = text
         .lines()
@@ -346,17 +445,15 @@ fn refuses_inputs_of_one_table_from_different_commits() {
             "b.txt",
             format!(
                 "{}{}\n",
-                headers.replace("0123456789abcdef", "fedcba9876543210"),
+                headers.replace("# fingerprint: fixture", "# fingerprint: other"),
                 redis.join("\n")
             ),
         ),
     ]);
+    // Two sets, each missing the other's cells: the kept one is refused as incomplete, and its
+    // cells are never filled from the other.
     let e = format!("{:#}", outputs(&work.args()).unwrap_err());
-    assert!(
-        e.contains("b.txt:4 measured commit fedcba9876543210, but")
-            && e.contains("a.txt:4 measured 0123456789abcdef: one table cannot mix them"),
-        "{e}"
-    );
+    assert!(e.contains("missing"), "{e}");
 }
 
 #[test]
@@ -393,19 +490,61 @@ fn refuses_a_cell_given_twice() {
 }
 
 #[test]
-fn refuses_results_of_other_code_than_the_checkout() {
+fn results_of_other_code_are_labelled_everywhere_and_refused_when_current_is_required() {
     let work = Workspace::new(&[("r.txt", fixture("rust-b1000.txt"))]);
+    let older = Args {
+        fingerprint: Some("0ddba11".into()),
+        ..work.args()
+    };
+    run(&older).unwrap();
+    let label =
+        "measured from code not in this repository (commit `0123456`, fingerprint `fixture`)";
+    for readme in ["README.md", "docs/links-rust.md", "docs/typical-rust.md"] {
+        let text = work.read(readme);
+        assert!(
+            text.contains(label) || text.contains("older code: measured at commit 0123456"),
+            "{readme}: {text}"
+        );
+    }
+    let readme = work.read("README.md");
+    let findings = &readme[..readme.find("## Findings").unwrap() + 400];
+    assert!(
+        findings.contains(&format!("every figure here was {label}")),
+        "{findings}"
+    );
+    assert!(readme.contains("Rust†"), "the headline marks the cell");
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let measured = &json["tables"][0]["measured"];
+    assert_eq!(measured["current"], false);
+    assert_eq!(measured["fingerprint"], "fixture");
+    assert_eq!(measured["measured_commit"], "0123456789abcdef");
+    assert_eq!(json["headline"][0]["current"], false);
+    for chart in std::fs::read_dir(work.path("docs/charts")).unwrap() {
+        let svg = std::fs::read_to_string(chart.unwrap().path()).unwrap();
+        assert!(
+            svg.contains("older code: measured at commit 0123456")
+                || svg.contains("старый код: измерено на коммите 0123456"),
+            "every chart says so"
+        );
+    }
+    // The current code's own results carry no label.
+    run(&work.args()).unwrap();
+    let readme = work.read("README.md");
+    assert!(
+        !readme.contains("Not the current code")
+            && !readme.contains("older code")
+            && !readme.contains("Rust†")
+    );
     let e = format!(
         "{:#}",
         outputs(&Args {
-            fingerprint: Some("0ddba11".into()),
-            ..work.args()
+            require_current: true,
+            ..older
         })
         .unwrap_err()
     );
     assert!(
-        e.contains("r.txt:5: these results measured code with fingerprint fixture, but the checkout's is 0ddba11")
-            && e.contains("stale"),
+        e.contains("--require-current publishes only current results"),
         "{e}"
     );
 }
@@ -442,7 +581,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 7);
+    assert_eq!(value["version"], 8);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -767,17 +906,15 @@ fn load_runs_become_tables_and_charts_against_clients() {
     assert_eq!(csharp["figures"].as_array().unwrap().len(), 18);
     assert_eq!(rust["redis_benchmark"][0]["test"], "set");
 
-    // A load run of other code than the checkout is stale, like any result.
+    // A load run of other code than the checkout is labelled, like any result.
     let alone = Workspace::new(&[("load-csharp-b1000.json", fixture("load-csharp-b1000.json"))]);
-    let stale = Args {
+    run(&Args {
         fingerprint: Some("0ddba11".into()),
         ..alone.args()
-    };
-    let e = format!("{:#}", run(&stale).unwrap_err());
-    assert!(
-        e.contains("the C# load run at B = 1000") && e.contains("stale"),
-        "{e}"
-    );
+    })
+    .unwrap();
+    let page = alone.read("docs/load.md");
+    assert!(page.contains("Older code: measured at commit"), "{page}");
     // Two runs of one language at one B: which would the README show?
     let twice = Workspace::new(&[
         ("load-csharp-b1000.json", fixture("load-csharp-b1000.json")),
@@ -1062,4 +1199,77 @@ fn the_first_screen_holds_findings_that_the_results_back() {
             );
         }
     }
+}
+
+/// The re-measure plan: a piece is done once a result of the checkout's code holds it (a round of
+/// one family is half done), results of older code count for nothing, and a round too long for a
+/// window is split, or flagged where no split is short enough.
+#[test]
+fn the_plan_lists_what_the_checkouts_code_lacks() {
+    use redis_vs_doublets::{check_request, results::ResultFile, spec::Spec};
+    use report::plan::{pending, LONGEST_MINUTES};
+    let spec = Spec::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
+        &check_request,
+    )
+    .unwrap();
+    let round = |fingerprint: &str, families: &str| {
+        let text = fixture("rust-b1000.txt")
+            .replace(
+                "# fingerprint: fixture",
+                &format!("# fingerprint: {fingerprint}"),
+            )
+            .replace(
+                "# families: doublets,redis",
+                &format!("# families: {families}"),
+            )
+            .replace(
+                "# language: rust\n",
+                "# language: rust\n# round: 1\n# servers: redis,garnet\n",
+            );
+        ResultFile::parse(&text, "r1.txt").unwrap()
+    };
+    let ids = |files: &[ResultFile]| -> Vec<String> {
+        pending(&spec, files, &[], &[], "current")
+            .iter()
+            .map(|p| p.id())
+            .collect()
+    };
+    let nothing = ids(&[]);
+    assert_eq!(
+        nothing[0], "rust-b1000-n100-r1",
+        "B = 1,000 first: {nothing:?}"
+    );
+    assert!(nothing.contains(&"memory-b10000000".to_string()));
+    let done = ids(&[round("current", "doublets,redis")]);
+    assert!(
+        !done.contains(&"rust-b1000-n100-r1".to_string()),
+        "{done:?}"
+    );
+    assert!(
+        done.contains(&"rust-b1000-n100-r2".to_string())
+            && done.contains(&"csharp-b1000-n100-r1".to_string())
+    );
+    assert_eq!(ids(&[round("older", "doublets,redis")]), nothing);
+    assert_eq!(ids(&[round("current", "doublets")]), nothing);
+    let all = pending(&spec, &[], &[], &[], "current");
+    let csharp: Vec<(String, f64)> = all
+        .iter()
+        .filter(|p| p.id().starts_with("csharp-b1000000-"))
+        .map(|p| (p.id(), p.minutes))
+        .collect();
+    assert_eq!(
+        csharp.len(),
+        2,
+        "C# at 1,000,000: Doublets, then Redis alone: {csharp:?}"
+    );
+    assert!(csharp[0].0.ends_with("-doublets") && csharp[0].1 <= LONGEST_MINUTES);
+    assert!(
+        csharp[1].0.ends_with("-redis") && csharp[1].1 > LONGEST_MINUTES,
+        "{csharp:?}"
+    );
+    assert!(all
+        .iter()
+        .filter(|p| !p.id().starts_with("csharp-b1000000-n1000-r1-redis"))
+        .all(|p| p.minutes <= LONGEST_MINUTES));
 }

@@ -1,0 +1,420 @@
+//! Which code each result measured, and whether it is still the checkout's. A result of older code
+//! is published with a label that says so wherever its figures appear, never passed off as
+//! current; `--require-current` refuses it instead. Of two sets for the same piece (a language and
+//! size, a memory size, a load run) measured from different code, one is kept, so that no figure
+//! combines rounds of different code.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use anyhow::{bail, Result};
+use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::SPEC_PATH};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::format::Lang;
+
+/// The command that measures again what is not current.
+pub const REMEASURE: &str = "examples/remeasure.sh";
+
+/// The code a result measured, against the checkout's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MeasuredCode {
+    /// The commit it was measured at, as the result records it ("+changes" when the work tree
+    /// differed from it), or a commit recorded with the same fingerprint and no changes.
+    pub measured_commit: String,
+    /// The fingerprint of the measured code (the spec's `fingerprint` paths).
+    pub fingerprint: String,
+    /// Whether that is the checkout's fingerprint: the figures are of the code in this checkout.
+    pub current: bool,
+    /// Whether this repository holds the measured commit.
+    pub commit_known: bool,
+    /// The fingerprinted paths changed between the measured commit and the checkout (the spec only
+    /// where what it measures changed), from git; empty when current or the commit is unknown.
+    pub changed_since: Vec<String>,
+}
+
+/// The checkout results are held against: its fingerprint, and git to tell what changed since.
+pub struct Checkout {
+    root: PathBuf,
+    fingerprint: String,
+    paths: Vec<String>,
+}
+
+impl Checkout {
+    pub fn new(root: &Path, fingerprint: String, paths: &[String]) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            fingerprint,
+            paths: paths.to_vec(),
+        }
+    }
+
+    /// What every fingerprint among the inputs measured. A fingerprint recorded with a clean
+    /// commit in one file and "+changes" in another is the clean commit's code.
+    pub fn resolve<'a>(
+        &self,
+        recorded: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<BTreeMap<String, MeasuredCode>> {
+        let mut commits: BTreeMap<&str, &str> = BTreeMap::new();
+        for (fingerprint, commit) in recorded {
+            let known = commits.entry(fingerprint).or_insert(commit);
+            if known.ends_with("+changes") && !commit.ends_with("+changes") {
+                *known = commit;
+            }
+        }
+        commits
+            .into_iter()
+            .map(|(fingerprint, commit)| {
+                Ok((fingerprint.to_string(), self.of(fingerprint, commit)?))
+            })
+            .collect()
+    }
+
+    fn of(&self, fingerprint: &str, commit: &str) -> Result<MeasuredCode> {
+        let current = fingerprint == self.fingerprint;
+        let base = commit.trim_end_matches("+changes");
+        let commit_known = is_hex(base)
+            && self
+                .git(&["cat-file", "-e", &format!("{base}^{{commit}}")])
+                .is_some();
+        let changed_since = if current || !commit_known {
+            Vec::new()
+        } else {
+            self.changed_since(base)?
+        };
+        Ok(MeasuredCode {
+            measured_commit: commit.to_string(),
+            fingerprint: fingerprint.to_string(),
+            current,
+            commit_known,
+            changed_since,
+        })
+    }
+
+    /// The fingerprinted paths that differ between `commit` and the work tree, untracked files
+    /// included; the spec only when what it measures differs, not its prose.
+    fn changed_since(&self, commit: &str) -> Result<Vec<String>> {
+        let mut args = vec!["diff", "--name-only", commit, "--"];
+        args.extend(self.paths.iter().map(String::as_str));
+        let Some(diff) = self.git(&args) else {
+            bail!("git diff {commit} failed in {}", self.root.display());
+        };
+        let mut args = vec!["ls-files", "--others", "--exclude-standard", "--"];
+        args.extend(self.paths.iter().map(String::as_str));
+        let untracked = self.git(&args).unwrap_or_default();
+        let mut changed: Vec<String> = diff
+            .lines()
+            .chain(untracked.lines())
+            .map(str::to_string)
+            .collect();
+        changed.sort();
+        changed.dedup();
+        if changed.iter().any(|p| p == SPEC_PATH) && !self.spec_measures_otherwise(commit)? {
+            changed.retain(|p| p != SPEC_PATH);
+        }
+        Ok(changed)
+    }
+
+    fn spec_measures_otherwise(&self, commit: &str) -> Result<bool> {
+        use redis_vs_doublets::provenance::measured;
+        let Some(then) = self.git(&["show", &format!("{commit}:{SPEC_PATH}")]) else {
+            return Ok(true); // no spec then: it changed
+        };
+        let now = std::fs::read(self.root.join(SPEC_PATH))?;
+        Ok(measured(then.as_bytes()).ok() != measured(&now).ok())
+    }
+
+    fn git(&self, args: &[&str]) -> Option<String> {
+        Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    }
+}
+
+fn is_hex(text: &str) -> bool {
+    (7..=40).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// What a reader is told about figures of `measured`, none when current: "measured at commit
+/// `8256d79` (fingerprint `f86671a`); the measured code has changed since (rust/src/harness.rs, …):
+/// re-measure with `examples/remeasure.sh`".
+pub fn label(measured: &MeasuredCode, lang: Lang) -> Option<String> {
+    if measured.current {
+        return None;
+    }
+    let commit = short(&measured.measured_commit);
+    let fingerprint = short(&measured.fingerprint);
+    let uncommitted = measured.measured_commit.ends_with("+changes");
+    let shown: Vec<&str> = measured
+        .changed_since
+        .iter()
+        .take(4)
+        .map(String::as_str)
+        .collect();
+    let more = measured.changed_since.len() - shown.len();
+    let changed = match (lang, more) {
+        (_, 0) => shown.join(", "),
+        (Lang::En, more) => format!("{}, and {more} more", shown.join(", ")),
+        (Lang::Ru, more) => format!("{} и ещё {more}", shown.join(", ")),
+    };
+    Some(match lang {
+        Lang::En => {
+            let at = if !measured.commit_known {
+                format!("measured from code not in this repository (commit `{commit}`, fingerprint `{fingerprint}`)")
+            } else if uncommitted {
+                format!("measured at commit `{commit}` with uncommitted changes (fingerprint `{fingerprint}`)")
+            } else {
+                format!("measured at commit `{commit}` (fingerprint `{fingerprint}`)")
+            };
+            let since = if changed.is_empty() {
+                "that is not the checkout's measured code".to_string()
+            } else {
+                format!("the measured code has changed since ({changed})")
+            };
+            format!("{at}; {since}: re-measure with `{REMEASURE}`")
+        }
+        Lang::Ru => {
+            let at = if !measured.commit_known {
+                format!("измерено на коде, которого нет в этом репозитории (коммит `{commit}`, отпечаток `{fingerprint}`)")
+            } else if uncommitted {
+                format!("измерено на коммите `{commit}` с незакоммиченными изменениями (отпечаток `{fingerprint}`)")
+            } else {
+                format!("измерено на коммите `{commit}` (отпечаток `{fingerprint}`)")
+            };
+            let since = if changed.is_empty() {
+                "это не измеряемый код этой копии".to_string()
+            } else {
+                format!("измеряемый код с тех пор изменился ({changed})")
+            };
+            format!("{at}; {since}: измерьте заново с `{REMEASURE}`")
+        }
+    })
+}
+
+/// The short form beside a table, a run or a chart: "older code: measured at commit 8256d79 (see
+/// the conditions)"; empty when current.
+pub fn note(measured: &MeasuredCode, lang: Lang) -> String {
+    if measured.current {
+        return String::new();
+    }
+    let commit = short(&measured.measured_commit);
+    match lang {
+        Lang::En => format!(
+            "older code: measured at commit {commit}, not the checkout's (see the conditions)"
+        ),
+        Lang::Ru => {
+            format!("старый код: измерено на коммите {commit}, не на текущем (см. условия)")
+        }
+    }
+}
+
+fn short(text: &str) -> String {
+    let (base, rest) = text.split_at(text.find('+').unwrap_or(text.len()));
+    format!("{}{rest}", &base[..base.len().min(7)])
+}
+
+/// A chart title's second line for figures of older code; empty when current.
+pub fn mark(measured: &MeasuredCode, lang: Lang) -> String {
+    let note = note(measured, lang);
+    if note.is_empty() {
+        note
+    } else {
+        format!("\n{note}")
+    }
+}
+
+/// What the inputs hold, one set per piece, and the sets left out.
+pub struct Selected {
+    pub files: Vec<ResultFile>,
+    pub memory: Vec<MemoryRun>,
+    pub load: Vec<LoadRun>,
+    /// Each set left out, in words: which piece, which code, why.
+    pub dropped: Vec<Dropped>,
+}
+
+/// A set of bench result files left out in favour of another set of the same language and size.
+pub struct Dropped {
+    /// In words: which piece, which code, how many rounds, which set is kept.
+    pub text: String,
+    pub paths: Vec<String>,
+    /// The fingerprint of the kept set.
+    pub kept: String,
+}
+
+/// Keeps one set per piece: the newest set (by its latest date) among those with the most complete
+/// rounds, so that a newer set replaces an older one once it holds as many rounds, and until then
+/// the older stays published. A round is complete when it ran every family of the spec (a piece of
+/// one family is half a round). Memory and load runs are one run each: the newest is kept.
+pub fn select(
+    files: Vec<ResultFile>,
+    memory: Vec<MemoryRun>,
+    load: Vec<LoadRun>,
+    spec: &redis_vs_doublets::spec::Spec,
+) -> Selected {
+    let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
+    let families: std::collections::BTreeSet<String> =
+        spec.families.iter().map(|f| f.id.clone()).collect();
+    let mut dropped = Vec::new();
+    let get = |f: &ResultFile, key: &str| f.get(key).unwrap_or_default().to_string();
+    let mut pieces: BTreeMap<(String, String, String), BTreeMap<String, Vec<ResultFile>>> =
+        BTreeMap::new();
+    for file in files {
+        let piece = (get(&file, "language"), get(&file, b_key), get(&file, n_key));
+        pieces
+            .entry(piece)
+            .or_default()
+            .entry(get(&file, "fingerprint"))
+            .or_default()
+            .push(file);
+    }
+    let mut kept = Vec::new();
+    for ((language, b, n), sets) in pieces {
+        let score = |set: &Vec<ResultFile>| {
+            let date = set.iter().map(|f| get(f, "date")).max().unwrap_or_default();
+            (complete_rounds(set, &families), date)
+        };
+        let best = sets
+            .iter()
+            .max_by_key(|(_, set)| score(set))
+            .map(|(f, _)| f.clone())
+            .unwrap_or_default();
+        for (fingerprint, set) in sets {
+            if fingerprint == best {
+                kept.extend(set);
+            } else {
+                let (rounds, _) = score(&set);
+                dropped.push(Dropped {
+                    text: format!(
+                        "{language} at B = {b}, N = {n}: {rounds} complete round(s) of fingerprint {} (kept: {})",
+                        short(&fingerprint),
+                        short(&best)
+                    ),
+                    paths: set.iter().map(|f| f.path.clone()).collect(),
+                    kept: best.clone(),
+                });
+            }
+        }
+    }
+    let newest = |runs: Vec<(String, String, String)>| -> BTreeMap<String, (String, String)> {
+        let mut best: BTreeMap<String, (String, String)> = BTreeMap::new();
+        for (piece, date, fingerprint) in runs {
+            match best.get(&piece) {
+                Some((newer, _)) if *newer >= date => {}
+                _ => {
+                    best.insert(piece, (date, fingerprint));
+                }
+            }
+        }
+        best
+    };
+    let date = |p: &BTreeMap<String, String>, key: &str| p.get(key).cloned().unwrap_or_default();
+    let memory_best = newest(
+        memory
+            .iter()
+            .map(|r| {
+                (
+                    r.background.to_string(),
+                    date(&r.provenance, "date"),
+                    date(&r.provenance, "fingerprint"),
+                )
+            })
+            .collect(),
+    );
+    let load_piece = |r: &LoadRun| format!("{} {}", r.language(), r.background);
+    let load_best = newest(
+        load.iter()
+            .map(|r| {
+                (
+                    load_piece(r),
+                    date(&r.provenance, "date"),
+                    date(&r.provenance, "fingerprint"),
+                )
+            })
+            .collect(),
+    );
+    let (memory, dropped_memory): (Vec<_>, Vec<_>) = memory.into_iter().partition(|r| {
+        memory_best[&r.background.to_string()]
+            == (
+                date(&r.provenance, "date"),
+                date(&r.provenance, "fingerprint"),
+            )
+    });
+    let (load, dropped_load): (Vec<_>, Vec<_>) = load.into_iter().partition(|r| {
+        load_best[&load_piece(r)]
+            == (
+                date(&r.provenance, "date"),
+                date(&r.provenance, "fingerprint"),
+            )
+    });
+    for r in dropped_memory {
+        eprintln!(
+            "left out: the memory run at B = {} of {} (a newer one is kept)",
+            r.background,
+            date(&r.provenance, "date")
+        );
+    }
+    for r in dropped_load {
+        eprintln!(
+            "left out: the {} load run at B = {} of {} (a newer one is kept)",
+            r.language(),
+            r.background,
+            date(&r.provenance, "date")
+        );
+    }
+    Selected {
+        files: kept,
+        memory,
+        load,
+        dropped,
+    }
+}
+
+/// The rounds of a set that ran every one of `all` families.
+fn complete_rounds(set: &[ResultFile], all: &std::collections::BTreeSet<String>) -> usize {
+    // Results from before families were a choice name none: they ran every one.
+    let families = |f: &ResultFile| -> Vec<String> {
+        match f.get("families") {
+            Some(ran) => ran.split(',').map(|s| s.trim().to_string()).collect(),
+            None => all.iter().cloned().collect(),
+        }
+    };
+    let mut rounds: BTreeMap<&str, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for file in set {
+        rounds
+            .entry(file.get("round").unwrap_or("1"))
+            .or_default()
+            .extend(families(file));
+    }
+    rounds.values().filter(|ran| all.is_subset(ran)).count()
+}
+
+/// The code of every fingerprint among the published inputs.
+pub type Code = BTreeMap<String, MeasuredCode>;
+
+/// The note of a memory or load run, from its recorded fingerprint: empty when current.
+pub fn run_note(code: &Code, provenance: &BTreeMap<String, String>, lang: Lang) -> String {
+    provenance
+        .get("fingerprint")
+        .and_then(|f| code.get(f))
+        .map(|m| note(m, lang))
+        .unwrap_or_default()
+}
+
+/// The title mark of a memory or load run: empty when current.
+pub fn run_mark(code: &Code, provenance: &BTreeMap<String, String>, lang: Lang) -> String {
+    provenance
+        .get("fingerprint")
+        .and_then(|f| code.get(f))
+        .map(|m| mark(m, lang))
+        .unwrap_or_default()
+}

@@ -1,0 +1,357 @@
+//! What a re-measure after a change to measured code has left to do: the pieces the spec's
+//! `publish` plan asks for (a language, size and round; a load run; a memory run) that no result
+//! of the checkout's code holds yet, each with its estimate, most valuable first.
+//! `examples/remeasure.sh` runs them one at a time and keeps each at once; the method page lists
+//! them.
+
+use std::collections::BTreeSet;
+
+use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
+
+/// The longest piece this plan makes where it can split one: a session's window is 3 hours and a
+/// CI job's shorter, so a piece must finish well inside either.
+pub const LONGEST_MINUTES: f64 = 45.0;
+
+/// What one piece measures.
+#[derive(Clone, Debug, PartialEq)]
+pub enum What {
+    /// One round of a bench at one size; `family` and `servers` narrow it where a whole round is
+    /// longer than [`LONGEST_MINUTES`].
+    Bench {
+        language: String,
+        background: u64,
+        operations: u64,
+        round: u32,
+        family: Option<String>,
+        servers: Vec<String>,
+    },
+    Load {
+        language: String,
+        background: u64,
+        servers: Vec<String>,
+    },
+    Memory {
+        background: u64,
+        servers: Vec<String>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece {
+    pub what: What,
+    /// The estimate, from the minutes the spec's plan records.
+    pub minutes: f64,
+}
+
+impl Piece {
+    /// Its name, and the stem of its result file: `rust-b1000-n100-r2`, `csharp-b1000000-n1000-r1-doublets`,
+    /// `csharp-b1000000-n1000-r1-garnet`, `load-rust-b1000`, `memory-b1000`.
+    pub fn id(&self) -> String {
+        match &self.what {
+            What::Bench {
+                language,
+                background,
+                operations,
+                round,
+                family,
+                servers,
+            } => {
+                let mut id = format!("{language}-b{background}-n{operations}-r{round}");
+                // A narrowed piece names its family, or its servers for the server family.
+                match family.as_deref() {
+                    None => {}
+                    Some("doublets") => id += "-doublets",
+                    Some(_) => id += &format!("-{}", servers.join("-")),
+                }
+                id
+            }
+            What::Load {
+                language,
+                background,
+                ..
+            } => format!("load-{language}-b{background}"),
+            What::Memory { background, .. } => format!("memory-b{background}"),
+        }
+    }
+
+    /// The result file it writes, named for the code it measures, so that it never replaces a
+    /// file of other code.
+    pub fn file(&self, fingerprint: &str) -> String {
+        let extension = match self.what {
+            What::Bench { .. } => "txt",
+            _ => "json",
+        };
+        format!(
+            "{}-{}.{extension}",
+            self.id(),
+            &fingerprint[..fingerprint.len().min(7)]
+        )
+    }
+
+    /// How to run it: the command's kind (`bench-rust`, `bench-csharp`, `load-rust`,
+    /// `load-csharp`, `memory`), its size argument and the environment it needs.
+    pub fn command(&self) -> (String, u64, Vec<(String, String)>) {
+        let env = |pairs: &[(&str, String)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<Vec<_>>()
+        };
+        match &self.what {
+            What::Bench {
+                language,
+                background,
+                operations,
+                round,
+                family,
+                servers,
+            } => {
+                let mut vars = vec![
+                    ("BENCHMARK_BACKGROUND_LINKS", background.to_string()),
+                    ("BENCHMARK_LINKS", operations.to_string()),
+                    ("BENCHMARK_ROUND", round.to_string()),
+                    ("BENCHMARK_SERVERS", servers.join(",")),
+                ];
+                if let Some(family) = family {
+                    vars.push(("BENCHMARK_BACKEND", family.clone()));
+                }
+                (format!("bench-{language}"), *background, env(&vars))
+            }
+            What::Load {
+                language,
+                background,
+                servers,
+            } => (
+                format!("load-{language}"),
+                *background,
+                env(&[("BENCHMARK_SERVERS", servers.join(","))]),
+            ),
+            What::Memory {
+                background,
+                servers,
+            } => (
+                "memory".into(),
+                *background,
+                env(&[("BENCHMARK_SERVERS", servers.join(","))]),
+            ),
+        }
+    }
+}
+
+/// The pieces left, most valuable first: size by size in the plan's order (B = 1,000, which the
+/// README's first screen shows whole, first), each size's rounds in order with both languages,
+/// then its load and memory runs, then the load and memory sizes no bench size has. A piece is
+/// done when a result of the checkout's code (`fingerprint`) holds it.
+pub fn pending(
+    spec: &Spec,
+    files: &[ResultFile],
+    memory: &[MemoryRun],
+    load: &[LoadRun],
+    fingerprint: &str,
+) -> Vec<Piece> {
+    let Some(publish) = &spec.publish else {
+        return Vec::new();
+    };
+    let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
+    let current: Vec<&ResultFile> = files
+        .iter()
+        .filter(|f| f.get("fingerprint") == Some(fingerprint))
+        .collect();
+    let list = |text: Option<&str>| -> BTreeSet<String> {
+        text.unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    // The families and servers the checkout's results hold for one language, size and round.
+    let held = |language: &str, b: u64, n: u64, round: u32| {
+        let mut families = BTreeSet::new();
+        let mut servers = BTreeSet::new();
+        for f in &current {
+            let same = f.get("language") == Some(language)
+                && f.get(b_key) == Some(b.to_string().as_str())
+                && f.get(n_key) == Some(n.to_string().as_str())
+                && f.get("round").unwrap_or("1") == round.to_string();
+            if same {
+                let ran = list(f.get("families"));
+                if ran.contains("redis") {
+                    servers.extend(list(f.get("servers").or(Some("redis"))));
+                }
+                families.extend(ran);
+            }
+        }
+        (families, servers)
+    };
+    let is_current = |p: &std::collections::BTreeMap<String, String>| {
+        p.get("fingerprint").map(String::as_str) == Some(fingerprint)
+    };
+    let mut pieces = Vec::new();
+    let mut load_done: Vec<(String, u64)> = Vec::new();
+    let mut memory_done: Vec<u64> = Vec::new();
+    let servers = &publish.servers;
+    let mut runs_at = |b: u64, pieces: &mut Vec<Piece>| {
+        if let Some(l) = &spec.load {
+            if let Some(k) = l.sizes.iter().position(|s| *s == b) {
+                for (language, minutes) in &publish.load_minutes {
+                    let done = load.iter().any(|r| {
+                        r.language() == language && r.background == b && is_current(&r.provenance)
+                    });
+                    if !done && !load_done.contains(&(language.clone(), b)) {
+                        pieces.push(Piece {
+                            what: What::Load {
+                                language: language.clone(),
+                                background: b,
+                                servers: servers.clone(),
+                            },
+                            minutes: minutes[k],
+                        });
+                    }
+                    load_done.push((language.clone(), b));
+                }
+            }
+        }
+        if let Some(m) = &spec.memory {
+            if let Some(k) = m.sizes.iter().position(|s| *s == b) {
+                let done = memory
+                    .iter()
+                    .any(|r| r.background == b && is_current(&r.provenance));
+                if !done && !memory_done.contains(&b) {
+                    let run = &publish.memory[k];
+                    pieces.push(Piece {
+                        what: What::Memory {
+                            background: b,
+                            servers: run.servers.clone().unwrap_or_else(|| servers.clone()),
+                        },
+                        minutes: run.minutes,
+                    });
+                }
+                memory_done.push(b);
+            }
+        }
+    };
+    for size in &publish.bench {
+        let (b, n) = (size.background, size.operations);
+        for round in 1..=size.rounds {
+            for language in redis_vs_doublets::spec::LANGUAGES {
+                let Some(&minutes) = size.minutes.get(language) else {
+                    continue;
+                };
+                let (families, held_servers) = held(language, b, n, round);
+                let servers = size.servers.get(language).unwrap_or(servers);
+                for piece in split(spec, language, b, n, round, minutes, servers) {
+                    let done = match &piece.what {
+                        What::Bench {
+                            family: None,
+                            servers,
+                            ..
+                        } => {
+                            families.contains("doublets")
+                                && families.contains("redis")
+                                && servers.iter().all(|s| held_servers.contains(s))
+                        }
+                        What::Bench {
+                            family: Some(family),
+                            servers,
+                            ..
+                        } => {
+                            families.contains(family)
+                                && (family == "doublets"
+                                    || servers.iter().all(|s| held_servers.contains(s)))
+                        }
+                        _ => false,
+                    };
+                    if !done {
+                        pieces.push(piece);
+                    }
+                }
+            }
+        }
+        runs_at(b, &mut pieces);
+    }
+    let rest: Vec<u64> = spec
+        .load
+        .iter()
+        .flat_map(|l| l.sizes.clone())
+        .chain(spec.memory.iter().flat_map(|m| m.sizes.clone()))
+        .collect();
+    for b in rest {
+        runs_at(b, &mut pieces);
+    }
+    pieces
+}
+
+/// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family
+/// and then per server. A family's or server's share of the round is its share of the spec's
+/// sampling time; Doublets' loads and checks are cheap, so its piece is its sampling time plus a
+/// tenth and the servers take the rest.
+fn split(
+    spec: &Spec,
+    language: &str,
+    b: u64,
+    n: u64,
+    round: u32,
+    minutes: f64,
+    servers: &[String],
+) -> Vec<Piece> {
+    let bench = |family: Option<&str>, servers: &[String], minutes: f64| Piece {
+        what: What::Bench {
+            language: language.to_string(),
+            background: b,
+            operations: n,
+            round,
+            family: family.map(str::to_string),
+            servers: servers.to_vec(),
+        },
+        minutes,
+    };
+    if minutes <= LONGEST_MINUTES {
+        return vec![bench(None, servers, minutes)];
+    }
+    let csharp = language == "csharp";
+    let sampling = |families: &[&str], servers: &[String]| {
+        let families: Vec<String> = families.iter().map(|f| f.to_string()).collect();
+        let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
+        spec.schedule(&families, &ids, csharp).1 / 60.0
+    };
+    let doublets = (sampling(&["doublets"], servers) * 1.1).min(minutes / 2.0);
+    let mut pieces = vec![bench(Some("doublets"), servers, doublets)];
+    let redis = minutes - doublets;
+    if redis <= LONGEST_MINUTES || servers.len() < 2 {
+        pieces.push(bench(Some("redis"), servers, redis));
+        return pieces;
+    }
+    let whole = sampling(&["redis"], servers);
+    for server in servers {
+        let one = std::slice::from_ref(server);
+        pieces.push(bench(
+            Some("redis"),
+            one,
+            redis * sampling(&["redis"], one) / whole,
+        ));
+    }
+    pieces
+}
+
+/// The plan in words: a line per piece with its estimate, and the total.
+pub fn describe(pieces: &[Piece]) -> Vec<String> {
+    let mut lines: Vec<String> = pieces
+        .iter()
+        .map(|p| {
+            let long = if p.minutes > LONGEST_MINUTES {
+                format!(" (longer than {LONGEST_MINUTES:.0} min: cannot be split further yet)")
+            } else {
+                String::new()
+            };
+            format!("{:<40} {:>6.1} min{long}", p.id(), p.minutes)
+        })
+        .collect();
+    let total: f64 = pieces.iter().map(|p| p.minutes).sum();
+    lines.push(format!(
+        "{} piece(s), {:.0} min ({:.1} h) in all",
+        pieces.len(),
+        total,
+        total / 60.0
+    ));
+    lines
+}
