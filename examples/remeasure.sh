@@ -139,4 +139,8 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
 done <<< "$pieces"
 took=$((SECONDS - began))
 say "measured $count piece(s) in $((took / 60)) min $((took % 60)) s; what is left:"
-"$plan" "$results" >/dev/null
+if "$plan" "$results" 2>&1 >/dev/null | tee /dev/stderr | grep -q "^  0 piece(s)"; then
+  # The re-measure is finished: every published figure must now be of the checkout's code.
+  "$report" --check --require-current "$results"
+  say "every published figure is of the checkout's code"
+fi

@@ -122,38 +122,10 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     for set in &dropped {
         eprintln!("left out: {}", set.text);
     }
-    // (fingerprint, commit) of every input, for the code each measured.
-    let recorded: Vec<(&str, &str)> = files
-        .iter()
-        .map(|f| {
-            (
-                f.get("fingerprint").unwrap_or_default(),
-                f.get("commit").unwrap_or_default(),
-            )
-        })
-        .chain(
-            memory
-                .iter()
-                .map(|r| &r.provenance)
-                .chain(load.iter().map(|r| &r.provenance))
-                .map(|p| {
-                    let get = |key: &str| p.get(key).map_or("", String::as_str);
-                    (get("fingerprint"), get("commit"))
-                }),
-        )
-        .collect();
-    let code =
-        measured::Checkout::new(root, fingerprint.clone(), &spec.fingerprint).resolve(recorded)?;
+    let code = measured::Checkout::new(root, fingerprint, &spec.fingerprint)
+        .resolve(measured::recorded(&files, &memory, &load))?;
     if args.require_current {
-        if let Some(old) = code.values().find(|m| !m.current) {
-            bail!(
-                "results of fingerprint {} (commit {}) are not of the checkout's code ({fingerprint}): \
-                 --require-current publishes only current results; measure again with {}",
-                old.fingerprint,
-                old.measured_commit,
-                measured::REMEASURE
-            );
-        }
+        measured::require_current(&code)?;
     }
     let tables = tables::build(&spec, &files, &code, args.allow_missing)?;
     if tables.is_empty() && memory.is_empty() && load.is_empty() {

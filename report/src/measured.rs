@@ -37,6 +37,44 @@ pub struct MeasuredCode {
     pub changed_since: Vec<String>,
 }
 
+/// The (fingerprint, commit) every input records.
+pub fn recorded<'a>(
+    files: &'a [ResultFile],
+    memory: &'a [MemoryRun],
+    load: &'a [LoadRun],
+) -> Vec<(&'a str, &'a str)> {
+    let runs = memory
+        .iter()
+        .map(|r| &r.provenance)
+        .chain(load.iter().map(|r| &r.provenance))
+        .map(|p| {
+            let get = |key: &str| p.get(key).map_or("", String::as_str);
+            (get("fingerprint"), get("commit"))
+        });
+    files
+        .iter()
+        .map(|f| {
+            let get = |key: &str| f.get(key).unwrap_or_default();
+            (get("fingerprint"), get("commit"))
+        })
+        .chain(runs)
+        .collect()
+}
+
+/// Refuses results of any code but the checkout's: `report --require-current`, for publishing a
+/// finished re-measure.
+pub fn require_current(code: &Code) -> Result<()> {
+    if let Some(old) = code.values().find(|m| !m.current) {
+        bail!(
+            "results of fingerprint {} (commit {}) are not of the checkout's code: \
+             --require-current publishes only current results; measure again with {REMEASURE}",
+            old.fingerprint,
+            old.measured_commit,
+        );
+    }
+    Ok(())
+}
+
 /// The checkout results are held against: its fingerprint, and git to tell what changed since.
 pub struct Checkout {
     root: PathBuf,
@@ -81,6 +119,21 @@ impl Checkout {
             && self
                 .git(&["cat-file", "-e", &format!("{base}^{{commit}}")])
                 .is_some();
+        // A shallow clone lacks the history that says what changed: a label made there would
+        // call known code unknown, so it is refused instead.
+        if !current
+            && !commit_known
+            && self
+                .git(&["rev-parse", "--is-shallow-repository"])
+                .as_deref()
+                == Some("true\n")
+        {
+            bail!(
+                "{}: a shallow clone cannot tell what changed since commit {base}, which results of \
+                 older code are labelled with: fetch the history first (git fetch --unshallow)",
+                self.root.display()
+            );
+        }
         let changed_since = if current || !commit_known {
             Vec::new()
         } else {
@@ -98,7 +151,7 @@ impl Checkout {
     /// The fingerprinted paths that differ between `commit` and the work tree, untracked files
     /// included; the spec only when what it measures differs, not its prose.
     fn changed_since(&self, commit: &str) -> Result<Vec<String>> {
-        let mut args = vec!["diff", "--name-only", commit, "--"];
+        let mut args = vec!["diff", "--name-only", "--relative", commit, "--"];
         args.extend(self.paths.iter().map(String::as_str));
         let Some(diff) = self.git(&args) else {
             bail!("git diff {commit} failed in {}", self.root.display());
@@ -417,4 +470,95 @@ pub fn run_mark(code: &Code, provenance: &BTreeMap<String, String>, lang: Lang) 
         .and_then(|f| code.get(f))
         .map(|m| mark(m, lang))
         .unwrap_or_default()
+}
+
+/// Every published set not of the checkout's code, grouped by the code it measured: "Rust at
+/// B = 1,000, memory at B = 1,000 …: Not the current code: …", or "Every figure: …" when all are.
+pub fn older_code(
+    tables: &[crate::tables::Table],
+    memory: &[MemoryRun],
+    load: &[LoadRun],
+    code: &Code,
+    lang: Lang,
+) -> Vec<String> {
+    let mut pieces: Vec<(String, String)> = Vec::new(); // (fingerprint, piece)
+    let mut push = |fingerprint: &str, piece: String| {
+        if !pieces.iter().any(|(f, p)| f == fingerprint && *p == piece) {
+            pieces.push((fingerprint.to_string(), piece));
+        }
+    };
+    for t in tables {
+        let piece = match lang {
+            Lang::En => format!(
+                "{} at B = {}",
+                crate::view::language_name(&t.language),
+                crate::format::whole(t.background, lang)
+            ),
+            Lang::Ru => format!(
+                "{} при B = {}",
+                crate::view::language_name(&t.language),
+                crate::format::whole(t.background, lang)
+            ),
+        };
+        push(&t.measured.fingerprint, piece);
+    }
+    for r in memory {
+        let piece = match lang {
+            Lang::En => format!("memory at B = {}", crate::format::whole(r.background, lang)),
+            Lang::Ru => format!(
+                "память при B = {}",
+                crate::format::whole(r.background, lang)
+            ),
+        };
+        push(
+            r.provenance.get("fingerprint").map_or("", String::as_str),
+            piece,
+        );
+    }
+    for r in load {
+        let language = crate::view::language_name(r.language());
+        let piece = match lang {
+            Lang::En => format!(
+                "load ({language}) at B = {}",
+                crate::format::whole(r.background, lang)
+            ),
+            Lang::Ru => format!(
+                "нагрузка ({language}) при B = {}",
+                crate::format::whole(r.background, lang)
+            ),
+        };
+        push(
+            r.provenance.get("fingerprint").map_or("", String::as_str),
+            piece,
+        );
+    }
+    let older: Vec<&MeasuredCode> = code.values().filter(|m| !m.current).collect();
+    let all_older = pieces
+        .iter()
+        .all(|(f, _)| code.get(f).is_some_and(|m| !m.current));
+    older
+        .into_iter()
+        .filter_map(|m| {
+            let label = label(m, lang)?;
+            let of: Vec<&str> = pieces
+                .iter()
+                .filter(|(f, _)| *f == m.fingerprint)
+                .map(|(_, p)| p.as_str())
+                .collect();
+            if of.is_empty() {
+                return None;
+            }
+            let every = all_older && code.values().filter(|m| !m.current).count() == 1;
+            Some(match (every, lang) {
+                (true, Lang::En) => {
+                    format!("**Not the current code**: every figure here was {label}.")
+                }
+                (true, Lang::Ru) => format!("**Не текущий код**: каждое число здесь {label}."),
+                (false, Lang::En) => {
+                    format!("**Not the current code**: {}: {label}.", of.join(", "))
+                }
+                (false, Lang::Ru) => format!("**Не текущий код**: {}: {label}.", of.join(", ")),
+            })
+        })
+        .collect()
 }

@@ -12,19 +12,22 @@ use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, s
 /// CI job's shorter, so a piece must finish well inside either.
 pub const LONGEST_MINUTES: f64 = 45.0;
 
+/// One round of a bench at one size; `family` and `servers` narrow it where a whole round is
+/// longer than [`LONGEST_MINUTES`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Round {
+    pub language: String,
+    pub background: u64,
+    pub operations: u64,
+    pub round: u32,
+    pub family: Option<String>,
+    pub servers: Vec<String>,
+}
+
 /// What one piece measures.
 #[derive(Clone, Debug, PartialEq)]
 pub enum What {
-    /// One round of a bench at one size; `family` and `servers` narrow it where a whole round is
-    /// longer than [`LONGEST_MINUTES`].
-    Bench {
-        language: String,
-        background: u64,
-        operations: u64,
-        round: u32,
-        family: Option<String>,
-        servers: Vec<String>,
-    },
+    Bench(Round),
     Load {
         language: String,
         background: u64,
@@ -44,26 +47,22 @@ pub struct Piece {
 }
 
 impl Piece {
-    /// Its name, and the stem of its result file: `rust-b1000-n100-r2`, `csharp-b1000000-n1000-r1-doublets`,
-    /// `csharp-b1000000-n1000-r1-garnet`, `load-rust-b1000`, `memory-b1000`.
+    /// Its name, and the stem of its result file: `rust-b1000-n100-r2`,
+    /// `csharp-b1000000-n1000-r1-doublets`, `csharp-b1000000-n1000-r1-garnet`, `load-rust-b1000`,
+    /// `memory-b1000`.
     pub fn id(&self) -> String {
         match &self.what {
-            What::Bench {
-                language,
-                background,
-                operations,
-                round,
-                family,
-                servers,
-            } => {
-                let mut id = format!("{language}-b{background}-n{operations}-r{round}");
+            What::Bench(r) => {
+                let id = format!(
+                    "{}-b{}-n{}-r{}",
+                    r.language, r.background, r.operations, r.round
+                );
                 // A narrowed piece names its family, or its servers for the server family.
-                match family.as_deref() {
-                    None => {}
-                    Some("doublets") => id += "-doublets",
-                    Some(_) => id += &format!("-{}", servers.join("-")),
+                match r.family.as_deref() {
+                    None => id,
+                    Some("doublets") => id + "-doublets",
+                    Some(_) => format!("{id}-{}", r.servers.join("-")),
                 }
-                id
             }
             What::Load {
                 language,
@@ -78,7 +77,7 @@ impl Piece {
     /// file of other code.
     pub fn file(&self, fingerprint: &str) -> String {
         let extension = match self.what {
-            What::Bench { .. } => "txt",
+            What::Bench(_) => "txt",
             _ => "json",
         };
         format!(
@@ -89,51 +88,33 @@ impl Piece {
     }
 
     /// How to run it: the command's kind (`bench-rust`, `bench-csharp`, `load-rust`,
-    /// `load-csharp`, `memory`), its size argument and the environment it needs.
-    pub fn command(&self) -> (String, u64, Vec<(String, String)>) {
-        let env = |pairs: &[(&str, String)]| {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect::<Vec<_>>()
-        };
+    /// `load-csharp`, `memory`), its size argument and the environment it needs, with the
+    /// variables the spec names.
+    pub fn command(&self, spec: &Spec) -> (String, u64, Vec<(String, String)>) {
+        let servers = |servers: &[String]| (spec.server_env.clone(), servers.join(","));
         match &self.what {
-            What::Bench {
-                language,
-                background,
-                operations,
-                round,
-                family,
-                servers,
-            } => {
+            What::Bench(r) => {
                 let mut vars = vec![
-                    ("BENCHMARK_BACKGROUND_LINKS", background.to_string()),
-                    ("BENCHMARK_LINKS", operations.to_string()),
-                    ("BENCHMARK_ROUND", round.to_string()),
-                    ("BENCHMARK_SERVERS", servers.join(",")),
+                    (spec.sizes[0].env.clone(), r.background.to_string()),
+                    (spec.sizes[1].env.clone(), r.operations.to_string()),
+                    ("BENCHMARK_ROUND".to_string(), r.round.to_string()),
+                    servers(&r.servers),
                 ];
-                if let Some(family) = family {
-                    vars.push(("BENCHMARK_BACKEND", family.clone()));
+                if let Some(family) = &r.family {
+                    let value = spec.family(family).env_value.clone();
+                    vars.push((spec.family_env.clone(), value));
                 }
-                (format!("bench-{language}"), *background, env(&vars))
+                (format!("bench-{}", r.language), r.background, vars)
             }
             What::Load {
                 language,
                 background,
-                servers,
-            } => (
-                format!("load-{language}"),
-                *background,
-                env(&[("BENCHMARK_SERVERS", servers.join(","))]),
-            ),
+                servers: s,
+            } => (format!("load-{language}"), *background, vec![servers(s)]),
             What::Memory {
                 background,
-                servers,
-            } => (
-                "memory".into(),
-                *background,
-                env(&[("BENCHMARK_SERVERS", servers.join(","))]),
-            ),
+                servers: s,
+            } => ("memory".into(), *background, vec![servers(s)]),
         }
     }
 }
@@ -241,23 +222,14 @@ pub fn pending(
                 let servers = size.servers.get(language).unwrap_or(servers);
                 for piece in split(spec, language, b, n, round, minutes, servers) {
                     let done = match &piece.what {
-                        What::Bench {
-                            family: None,
-                            servers,
-                            ..
-                        } => {
-                            families.contains("doublets")
-                                && families.contains("redis")
-                                && servers.iter().all(|s| held_servers.contains(s))
-                        }
-                        What::Bench {
-                            family: Some(family),
-                            servers,
-                            ..
-                        } => {
-                            families.contains(family)
-                                && (family == "doublets"
-                                    || servers.iter().all(|s| held_servers.contains(s)))
+                        What::Bench(r) => {
+                            let families_held = match &r.family {
+                                None => spec.families.iter().all(|f| families.contains(&f.id)),
+                                Some(family) => families.contains(family),
+                            };
+                            let servers_held = r.family.as_deref() == Some("doublets")
+                                || r.servers.iter().all(|s| held_servers.contains(s));
+                            families_held && servers_held
                         }
                         _ => false,
                     };
@@ -295,14 +267,14 @@ fn split(
     servers: &[String],
 ) -> Vec<Piece> {
     let bench = |family: Option<&str>, servers: &[String], minutes: f64| Piece {
-        what: What::Bench {
+        what: What::Bench(Round {
             language: language.to_string(),
             background: b,
             operations: n,
             round,
             family: family.map(str::to_string),
             servers: servers.to_vec(),
-        },
+        }),
         minutes,
     };
     if minutes <= LONGEST_MINUTES {

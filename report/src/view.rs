@@ -13,7 +13,6 @@ use serde::Serialize;
 use crate::{
     charts::{Kind, LoadMetric},
     format::{bytes, duration, per_second, significant, whole, Lang},
-    measured::MeasuredCode,
     tables::{Absence, ClientsTable, Table, Verdict},
 };
 
@@ -1066,7 +1065,7 @@ pub fn build(
     };
     let lines = crate::headline::lines(spec, tables);
     let (runs, mut common) = stated_once(runs(spec, tables, lang), lang);
-    let older_code = older_code(tables, memory, load, code, lang);
+    let older_code = crate::measured::older_code(tables, memory, load, code, lang);
     common.extend(older_code.iter().map(|o| format!("\n{o}")));
     View {
         command: command.to_string(),
@@ -1788,89 +1787,4 @@ pub fn batch_name(store: &str, batch: usize, lang: Lang) -> String {
         (n, Lang::En) => format!("{store} ({n} a batch)"),
         (n, Lang::Ru) => format!("{store} (пачка {n})"),
     }
-}
-
-/// Every published set not of the checkout's code, grouped by the code it measured: "Rust at
-/// B = 1,000, memory at B = 1,000 …: Not the current code: …", or "Every figure: …" when all are.
-fn older_code(
-    tables: &[Table],
-    memory: &[MemoryRun],
-    load: &[LoadRun],
-    code: &crate::measured::Code,
-    lang: Lang,
-) -> Vec<String> {
-    let mut pieces: Vec<(String, String)> = Vec::new(); // (fingerprint, piece)
-    let mut push = |fingerprint: &str, piece: String| {
-        if !pieces.iter().any(|(f, p)| f == fingerprint && *p == piece) {
-            pieces.push((fingerprint.to_string(), piece));
-        }
-    };
-    for t in tables {
-        let piece = match lang {
-            Lang::En => format!(
-                "{} at B = {}",
-                language_name(&t.language),
-                whole(t.background, lang)
-            ),
-            Lang::Ru => format!(
-                "{} при B = {}",
-                language_name(&t.language),
-                whole(t.background, lang)
-            ),
-        };
-        push(&t.measured.fingerprint, piece);
-    }
-    for r in memory {
-        let piece = match lang {
-            Lang::En => format!("memory at B = {}", whole(r.background, lang)),
-            Lang::Ru => format!("память при B = {}", whole(r.background, lang)),
-        };
-        push(
-            r.provenance.get("fingerprint").map_or("", String::as_str),
-            piece,
-        );
-    }
-    for r in load {
-        let language = language_name(r.language());
-        let piece = match lang {
-            Lang::En => format!("load ({language}) at B = {}", whole(r.background, lang)),
-            Lang::Ru => format!(
-                "нагрузка ({language}) при B = {}",
-                whole(r.background, lang)
-            ),
-        };
-        push(
-            r.provenance.get("fingerprint").map_or("", String::as_str),
-            piece,
-        );
-    }
-    let older: Vec<&MeasuredCode> = code.values().filter(|m| !m.current).collect();
-    let all_older = pieces
-        .iter()
-        .all(|(f, _)| code.get(f).is_some_and(|m| !m.current));
-    older
-        .into_iter()
-        .filter_map(|m| {
-            let label = crate::measured::label(m, lang)?;
-            let of: Vec<&str> = pieces
-                .iter()
-                .filter(|(f, _)| *f == m.fingerprint)
-                .map(|(_, p)| p.as_str())
-                .collect();
-            if of.is_empty() {
-                return None;
-            }
-            let every = all_older && code.values().filter(|m| !m.current).count() == 1;
-            Some(match (every, lang) {
-                (true, Lang::En) => {
-                    format!("**Not the current code**: every figure here was {label}.")
-                }
-                (true, Lang::Ru) => format!("**Не текущий код**: каждое число здесь {label}."),
-                (false, Lang::En) => {
-                    format!("**Not the current code**: {}: {label}.", of.join(", "))
-                }
-                (false, Lang::Ru) => format!("**Не текущий код**: {}: {label}.", of.join(", ")),
-            })
-        })
-        .collect()
 }

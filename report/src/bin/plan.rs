@@ -111,7 +111,7 @@ fn run() -> anyhow::Result<()> {
         );
     }
     for piece in chosen {
-        let (kind, size, env) = piece.command();
+        let (kind, size, env) = piece.command(&spec);
         let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!(
             "{}\t{:.1}\t{}\t{kind}\t{size}\t{}",
