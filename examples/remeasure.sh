@@ -83,9 +83,11 @@ trap 'echo "terminated: the piece in progress is lost, every finished one is kep
 run_piece() {
   setsid "$@" &
   child=$!
+  # The whole session: the bench starts its servers in process groups of their own.
   setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
-    kill -TERM -- "-$2" 2>/dev/null || exit 0; sleep 15; kill -KILL -- "-$2" 2>/dev/null' \
-    watchdog "$$" "$child" </dev/null >/dev/null 2>&1 &
+    pkill -TERM -s "$2" || exit 0
+    for _ in $(seq 15); do pgrep -s "$2" >/dev/null || exit 0; sleep 1; done
+    pkill -KILL -s "$2"' watchdog "$$" "$child" </dev/null >/dev/null 2>&1 &
   watchdog=$!
   local status=0
   wait "$child" || status=$?
