@@ -156,7 +156,7 @@ pub fn findings(
     if let Some(text) = growth(spec, lines, lang) {
         found.push(Finding { text });
     }
-    if let Some(text) = memory_finding(memory, pages, lang) {
+    if let Some(text) = memory_finding(spec, memory, pages, lang) {
         found.push(Finding { text });
     }
     if let Some(text) = load_finding(spec, load, pages, lang) {
@@ -212,12 +212,12 @@ fn speed(
     let links = page_links(lines, suite, pages, lang);
     let mut text = match lang {
         Lang::En => format!(
-            "**{name}: Doublets is {} faster than Redis' fastest mode** (a whole iteration of N requests in one MULTI/EXEC or one pipeline), and {} faster than one request per round trip (`Redis_NonTransaction`, what most services send), {sizes}, {languages}.",
+            "**{name}: Doublets is {} faster than Redis' fastest mode** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests), and {} faster than one request per round trip (`Redis_NonTransaction`), {sizes}, {languages}.",
             times_range(best, lang),
             one.map_or("—".into(), |r| times_range(r, lang)),
         ),
         Lang::Ru => format!(
-            "**{name}: Doublets {} быстрее самого быстрого режима Redis** (вся итерация из N запросов в одном MULTI/EXEC или одном конвейере) и {} быстрее одного запроса за обмен (`Redis_NonTransaction`, как шлёт большинство сервисов), {sizes}, {languages}.",
+            "**{name}: Doublets {} быстрее самого быстрого режима Redis** (для каждой операции самого быстрого из трёх: запрос за обмен, один MULTI/EXEC или один конвейер на итерацию из N запросов) и {} быстрее режима «один запрос — один обмен» (`Redis_NonTransaction`), {sizes}, {languages}.",
             times_range_ru(best),
             one.map_or("—".into(), times_range_ru),
         ),
@@ -305,19 +305,44 @@ fn growth(spec: &Spec, lines: &[Line], lang: Lang) -> Option<String> {
             parts.join("; ")
         ),
         Lang::Ru => format!(
-            "**С ростом B** медиана по операциям набора разрыва с самым быстрым режимом Redis меняется так: {}.",
+            "**С ростом B** разрыв с самым быстрым режимом Redis (медиана по операциям набора) меняется так: {}.",
             parts.join("; ")
         ),
     })
 }
 
-/// The links suite's memory: Doublets' fixed reserve and bytes per link, Redis' bytes per link,
-/// and between which measured sizes Redis' resident growth passes Doublets'.
-fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String> {
+/// Memory, suite by suite (they cross differently): Doublets' fixed reserve and bytes per link or
+/// key, Redis' bytes per link or key, and between which measured sizes Redis' resident growth
+/// passes Doublets'.
+fn memory_finding(spec: &Spec, runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String> {
+    let parts: Vec<String> = spec
+        .suites
+        .iter()
+        .filter_map(|suite| memory_of_suite(runs, &suite.id, &lang.text(&suite.name), lang))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let link = format!(
+        "[{}]({pages}/{})",
+        match lang {
+            Lang::En => "memory",
+            Lang::Ru => "память",
+        },
+        crate::pages::page_file("memory", lang)
+    );
+    Some(match lang {
+        Lang::En => format!("**Memory**: {}. {link}", parts.join("; ")),
+        Lang::Ru => format!("**Память**: {}. {link}", parts.join("; ")),
+    })
+}
+
+/// One suite's memory statement, or none where it lacks Doublets or Redis figures.
+fn memory_of_suite(runs: &[MemoryRun], suite: &str, name: &str, lang: Lang) -> Option<String> {
     let figures: Vec<_> = runs
         .iter()
         .flat_map(|r| &r.figures)
-        .filter(|f| f.suite == "links")
+        .filter(|f| f.suite == suite)
         .collect();
     let doublets: Vec<_> = figures.iter().filter(|f| f.reserved.is_some()).collect();
     let redis: Vec<_> = figures.iter().filter(|f| f.backend == "Redis").collect();
@@ -332,7 +357,7 @@ fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String>
             .filter(|f| f.background == smallest_b)
             .map(|f| f.reserved.unwrap_or(0) as f64),
     )?;
-    let per_link = range(
+    let per_item = range(
         doublets
             .iter()
             .filter(|f| f.background == largest_b)
@@ -356,14 +381,12 @@ fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String>
     };
     let cross = sizes.iter().position(|&b| heavier(b));
     let bytes_range = |range| printed_range(range, |v| bytes(v, lang));
-    let link = format!(
-        "[{}]({pages}/{})",
-        match lang {
-            Lang::En => "memory",
-            Lang::Ru => "память",
-        },
-        crate::pages::page_file("memory", lang)
-    );
+    // The links suite's background is links; the typical suite's, keys.
+    let (unit_en, unit_ru) = if suite == "links" {
+        ("link", "связь")
+    } else {
+        ("key", "ключ")
+    };
     let crossing = match (cross, lang) {
         (Some(0), Lang::En) => format!(
             "so Redis holds more from the smallest B measured ({}) on",
@@ -385,25 +408,25 @@ fn memory_finding(runs: &[MemoryRun], pages: &str, lang: Lang) -> Option<String>
         ),
         (None, Lang::En) => format!(
             "so Redis holds less at every B measured (up to {})",
-            whole(largest_b, lang)
+            whole(*sizes.last()?, lang)
         ),
         (None, Lang::Ru) => format!(
             "так что Redis занимает меньше при каждом измеренном B (до {})",
-            whole(largest_b, lang)
+            whole(*sizes.last()?, lang)
         ),
     };
     Some(match lang {
         Lang::En => format!(
-            "**Memory**: Doublets reserves {} up front (its two stores), then needs {} per link (B = {}); Redis grows by {} per link, {crossing}. {link}",
+            "{name}: Doublets reserves {} up front (its two stores), then needs {} per {unit_en} (B = {}); Redis grows by {} per {unit_en}, {crossing}",
             bytes_range(reserve),
-            bytes_range(per_link),
+            bytes_range(per_item),
             whole(largest_b, lang),
             bytes_range(redis_per),
         ),
         Lang::Ru => format!(
-            "**Память**: Doublets сразу резервирует {} (два его хранилища), затем тратит {} на связь (B = {}); Redis растёт на {} на связь, {crossing}. {link}",
+            "{name}: Doublets сразу резервирует {} (два его хранилища), затем тратит {} на {unit_ru} (B = {}); Redis растёт на {} на {unit_ru}, {crossing}",
             bytes_range(reserve),
-            bytes_range(per_link),
+            bytes_range(per_item),
             whole(largest_b, lang),
             bytes_range(redis_per),
         ),

@@ -304,10 +304,12 @@ pub struct Dropped {
     pub kept: String,
 }
 
-/// Keeps one set per piece: the newest set (by its latest date) among those with the most complete
-/// rounds, so that a newer set replaces an older one once it holds as many rounds, and until then
-/// the older stays published. A round is complete when it ran every family of the spec (a piece of
-/// one family is half a round). Memory and load runs are one run each: the newest is kept.
+/// Keeps one set per piece: the newest set (by its latest date) that has the rounds the spec's
+/// `publish` plan asks of its size; while none has, the one with the most complete rounds (the
+/// newest of equals), so that a newer set replaces an older one once it holds the plan's rounds, or
+/// as many as the older where the older has fewer, and until then the older stays published. A
+/// round is complete when it ran every family of the spec (a piece of one family is half a round).
+/// Memory and load runs are one run each: the newest is kept.
 pub fn select(
     files: Vec<ResultFile>,
     memory: Vec<MemoryRun>,
@@ -332,9 +334,19 @@ pub fn select(
     }
     let mut kept = Vec::new();
     for ((language, b, n), sets) in pieces {
+        let planned = spec.publish.as_ref().and_then(|p| {
+            p.bench
+                .iter()
+                .find(|s| s.background.to_string() == b && s.operations.to_string() == n)
+                .map(|s| s.rounds as usize)
+        });
+        // (has the plan's rounds, complete rounds below them, date): a set with the plan's rounds
+        // outranks any without, however many more rounds an older one holds.
         let score = |set: &Vec<ResultFile>| {
             let date = set.iter().map(|f| get(f, "date")).max().unwrap_or_default();
-            (complete_rounds(set, &families), date)
+            let rounds = complete_rounds(set, &families);
+            let complete = planned.is_some_and(|p| rounds >= p);
+            (complete, if complete { 0 } else { rounds }, date)
         };
         let best = sets
             .iter()
@@ -345,7 +357,7 @@ pub fn select(
             if fingerprint == best {
                 kept.extend(set);
             } else {
-                let (rounds, _) = score(&set);
+                let rounds = complete_rounds(&set, &families);
                 dropped.push(Dropped {
                     text: format!(
                         "{language} at B = {b}, N = {n}: {rounds} complete round(s) of fingerprint {} (kept: {})",

@@ -742,12 +742,22 @@ pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
     svg(format!("{}-{kind}", table.id()), lang)
 }
 
+/// ", 1 round" where a chart's figures are one round's points, which have no interval.
+fn one_round(rounds: usize, lang: Lang) -> &'static str {
+    match (rounds, lang) {
+        (1, Lang::En) => ", 1 round",
+        (1, Lang::Ru) => ", 1 раунд",
+        _ => "",
+    }
+}
+
 pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String {
     let language = language_name(&table.language);
     let sizes = format!(
-        "B = {}, N = {}",
+        "B = {}, N = {}{}",
         whole(table.background, lang),
-        whole(table.operations, lang)
+        whole(table.operations, lang),
+        one_round(table.rounds, lang)
     );
     let older = crate::measured::mark(&table.measured, lang);
     match (kind, lang) {
@@ -778,9 +788,10 @@ pub fn clients_chart_name(t: &ClientsTable, mode: &str, lang: Lang) -> String {
 
 pub fn clients_chart_title(t: &ClientsTable, suite: &str, mode: &str, lang: Lang) -> String {
     let sizes = format!(
-        "B = {}, N = {}",
+        "B = {}, N = {}{}",
         whole(t.background, lang),
-        whole(t.operations, lang)
+        whole(t.operations, lang),
+        one_round(t.rounds, lang)
     );
     let older = crate::measured::mark(&t.measured, lang);
     match lang {
@@ -1616,7 +1627,7 @@ fn headline_cell(r: &crate::headline::Ratio, language: &str, lang: Lang) -> Stri
         (Verdict::Same, _, Lang::En) => " same",
         (Verdict::Same, _, Lang::Ru) => " одинаково",
         (Verdict::Inconclusive, true, Lang::En) => " inconclusive",
-        (Verdict::Inconclusive, true, Lang::Ru) => " не определено",
+        (Verdict::Inconclusive, true, Lang::Ru) => " не установлено",
     };
     format!("{language} {point}{interval}{verdict}")
 }

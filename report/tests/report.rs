@@ -425,6 +425,23 @@ fn sets_of_different_code_never_mix_and_the_newer_complete_one_is_kept() {
         ),
         "{readme}"
     );
+    // The spec's plan asks 3 rounds at B = 1,000: a newer set with them replaces an older one of
+    // 4, which has more rounds but is of older code.
+    let work = Workspace::new(&[
+        ("old-r1.txt", older.clone()),
+        ("old-r2.txt", older.replace("# round: 1", "# round: 2")),
+        ("old-r3.txt", older.replace("# round: 1", "# round: 3")),
+        ("old-r4.txt", older.replace("# round: 1", "# round: 4")),
+        ("new-r1.txt", newer(1)),
+        ("new-r2.txt", newer(2)),
+        ("new-r3.txt", newer(3)),
+    ]);
+    run(&work.args()).unwrap();
+    let json = work.read("docs/results.json");
+    assert!(
+        json.contains("3000.0") && !json.contains("7000.0"),
+        "the planned rounds win"
+    );
 }
 
 #[test]
@@ -1272,4 +1289,61 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
         .iter()
         .filter(|p| !p.id().starts_with("csharp-b1000000-n1000-r1-redis"))
         .all(|p| p.minutes <= LONGEST_MINUTES));
+}
+
+/// The memory statement is made per suite, from the figures: a suite whose Redis growth passes
+/// Doublets' says where, and the other suite says Redis holds less, each by its own figures.
+#[test]
+fn the_memory_finding_says_per_suite_where_redis_passes_doublets() {
+    let memory = |typical_redis_at_10000: &str| {
+        Workspace::new(&[
+            ("memory-b1000.json", fixture("memory-b1000.json")),
+            (
+                "memory-b10000.json",
+                fixture("memory-b10000.json").replacen(
+                    "\"rss_growth\": 1572864",
+                    &format!("\"rss_growth\": {typical_redis_at_10000}"),
+                    1,
+                ),
+            ),
+        ])
+    };
+    let finding = |work: &Workspace| {
+        run(&work.args()).unwrap();
+        let readme = work.read("README.md");
+        readme
+            .lines()
+            .find(|l| l.starts_with("- **Memory**"))
+            .unwrap_or_else(|| panic!("no memory finding:\n{readme}"))
+            .to_string()
+    };
+    let measured = finding(&memory("1572864"));
+    assert!(
+        measured.contains("Links storage: Doublets reserves")
+            && measured.contains("per link")
+            && measured.contains("Typical Redis usage: Doublets reserves")
+            && measured.contains("per key"),
+        "{measured}"
+    );
+    assert_eq!(
+        measured
+            .matches("so Redis holds less at every B measured (up to 10,000)")
+            .count(),
+        2,
+        "{measured}"
+    );
+    // Typical usage's Redis planted above both Doublets stores at B = 10,000: only its clause moves.
+    let planted = finding(&memory("90000000"));
+    assert!(
+        planted
+            .contains("so Redis holds less up to B = 1,000 and more from B = 10,000 on. [memory]"),
+        "{planted}"
+    );
+    assert_eq!(
+        planted
+            .matches("so Redis holds less at every B measured (up to 10,000)")
+            .count(),
+        1,
+        "{planted}"
+    );
 }
