@@ -86,6 +86,15 @@ fn languages_text(lines: &[&Line], lang: Lang) -> String {
     }
 }
 
+/// A link to one page, named in the reader's language: `[memory](docs/memory.md)`.
+fn page_link(page: &str, [en, ru]: [&str; 2], pages: &str, lang: Lang) -> String {
+    let name = match lang {
+        Lang::En => en,
+        Lang::Ru => ru,
+    };
+    format!("[{name}]({pages}/{})", crate::pages::page_file(page, lang))
+}
+
 /// The pages of a suite, one per language measured: "[Rust](…) · [C#](…)".
 fn page_links(lines: &[&Line], suite: &str, pages: &str, lang: Lang) -> String {
     let mut languages: Vec<&str> = lines.iter().map(|l| l.language.as_str()).collect();
@@ -323,14 +332,7 @@ fn memory_finding(spec: &Spec, runs: &[MemoryRun], pages: &str, lang: Lang) -> O
     if parts.is_empty() {
         return None;
     }
-    let link = format!(
-        "[{}]({pages}/{})",
-        match lang {
-            Lang::En => "memory",
-            Lang::Ru => "память",
-        },
-        crate::pages::page_file("memory", lang)
-    );
+    let link = page_link("memory", ["memory", "память"], pages, lang);
     Some(match lang {
         Lang::En => format!("**Memory**: {}. {link}", parts.join("; ")),
         Lang::Ru => format!("**Память**: {}. {link}", parts.join("; ")),
@@ -498,14 +500,7 @@ fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Optio
         .next()
         .cloned()
         .unwrap_or_default();
-    let link = format!(
-        "[{}]({pages}/{})",
-        match lang {
-            Lang::En => "load",
-            Lang::Ru => "нагрузка",
-        },
-        crate::pages::page_file("load", lang)
-    );
+    let link = page_link("load", ["load", "нагрузка"], pages, lang);
     Some(match lang {
         Lang::En => format!(
             "**Concurrent clients, reads and writes apart** (K = {first_k} against {last_k} on {cpus} CPUs, {sizes}): Doublets' reads change {} (to {} requests/s); its writes, one at a time behind the store's lock, {} (to {}); Redis with one request per round trip {} (to {}). A factor is the rate at K = {last_k} over the rate at K = {first_k}, per store, operation and run. {link}",

@@ -250,7 +250,7 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
         background: run.background,
         clock_ns: tenth(run.clock_ns),
         provenance: provenance(&run.provenance),
-        measured: of(code, &run.provenance),
+        measured: crate::measured::of_run(code, &run.provenance).cloned(),
         figures: run
             .figures
             .iter()
@@ -366,7 +366,7 @@ fn memory_run(run: &MemoryRun, code: &Code) -> MemoryJson {
     MemoryJson {
         background: run.background,
         provenance: provenance(&run.provenance),
-        measured: of(code, &run.provenance),
+        measured: crate::measured::of_run(code, &run.provenance).cloned(),
         figures: run
             .figures
             .iter()
@@ -408,12 +408,4 @@ fn three_digits(value: f64) -> f64 {
     }
     let scale = 10f64.powi(2 - value.abs().log10().floor() as i32);
     (value * scale).round() / scale
-}
-
-/// The code a memory or load run measured, by its recorded fingerprint.
-fn of(code: &Code, provenance: &BTreeMap<String, String>) -> Option<MeasuredCode> {
-    provenance
-        .get("fingerprint")
-        .and_then(|f| code.get(f))
-        .cloned()
 }

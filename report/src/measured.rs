@@ -220,38 +220,25 @@ pub fn label(measured: &MeasuredCode, lang: Lang) -> Option<String> {
         (Lang::En, more) => format!("{}, and {more} more", shown.join(", ")),
         (Lang::Ru, more) => format!("{} и ещё {more}", shown.join(", ")),
     };
-    Some(match lang {
-        Lang::En => {
-            let at = if !measured.commit_known {
-                format!("measured from code not in this repository (commit `{commit}`, fingerprint `{fingerprint}`)")
-            } else if uncommitted {
-                format!("measured at commit `{commit}` with uncommitted changes (fingerprint `{fingerprint}`)")
-            } else {
-                format!("measured at commit `{commit}` (fingerprint `{fingerprint}`)")
-            };
-            let since = if changed.is_empty() {
-                "that is not the checkout's measured code".to_string()
-            } else {
-                format!("the measured code has changed since ({changed})")
-            };
-            format!("{at}; {since}: re-measure with `{REMEASURE}`")
-        }
-        Lang::Ru => {
-            let at = if !measured.commit_known {
-                format!("измерено на коде, которого нет в этом репозитории (коммит `{commit}`, отпечаток `{fingerprint}`)")
-            } else if uncommitted {
-                format!("измерено на коммите `{commit}` с незакоммиченными изменениями (отпечаток `{fingerprint}`)")
-            } else {
-                format!("измерено на коммите `{commit}` (отпечаток `{fingerprint}`)")
-            };
-            let since = if changed.is_empty() {
-                "это не измеряемый код этой копии".to_string()
-            } else {
-                format!("измеряемый код с тех пор изменился ({changed})")
-            };
-            format!("{at}; {since}: измерьте заново с `{REMEASURE}`")
-        }
-    })
+    let at = match (measured.commit_known, uncommitted, lang) {
+        (false, _, Lang::En) => format!("measured from code not in this repository (commit `{commit}`, fingerprint `{fingerprint}`)"),
+        (false, _, Lang::Ru) => format!("измерено на коде, которого нет в этом репозитории (коммит `{commit}`, отпечаток `{fingerprint}`)"),
+        (true, true, Lang::En) => format!("measured at commit `{commit}` with uncommitted changes (fingerprint `{fingerprint}`)"),
+        (true, true, Lang::Ru) => format!("измерено на коммите `{commit}` с незакоммиченными изменениями (отпечаток `{fingerprint}`)"),
+        (true, false, Lang::En) => format!("measured at commit `{commit}` (fingerprint `{fingerprint}`)"),
+        (true, false, Lang::Ru) => format!("измерено на коммите `{commit}` (отпечаток `{fingerprint}`)"),
+    };
+    let since = match (changed.is_empty(), lang) {
+        (true, Lang::En) => "that is not the checkout's measured code".to_string(),
+        (true, Lang::Ru) => "это не измеряемый код этой копии".to_string(),
+        (false, Lang::En) => format!("the measured code has changed since ({changed})"),
+        (false, Lang::Ru) => format!("измеряемый код с тех пор изменился ({changed})"),
+    };
+    let again = match lang {
+        Lang::En => "re-measure with",
+        Lang::Ru => "измерьте заново с",
+    };
+    Some(format!("{at}; {since}: {again} `{REMEASURE}`"))
 }
 
 /// The short form beside a table, a run or a chart: "older code: measured at commit 8256d79 (see
@@ -466,22 +453,22 @@ fn complete_rounds(set: &[ResultFile], all: &std::collections::BTreeSet<String>)
 /// The code of every fingerprint among the published inputs.
 pub type Code = BTreeMap<String, MeasuredCode>;
 
-/// The note of a memory or load run, from its recorded fingerprint: empty when current.
+/// The code a memory or load run measured, by the fingerprint it records.
+pub fn of_run<'c>(
+    code: &'c Code,
+    provenance: &BTreeMap<String, String>,
+) -> Option<&'c MeasuredCode> {
+    provenance.get("fingerprint").and_then(|f| code.get(f))
+}
+
+/// The note of a memory or load run: empty when current.
 pub fn run_note(code: &Code, provenance: &BTreeMap<String, String>, lang: Lang) -> String {
-    provenance
-        .get("fingerprint")
-        .and_then(|f| code.get(f))
-        .map(|m| note(m, lang))
-        .unwrap_or_default()
+    of_run(code, provenance).map_or_else(String::new, |m| note(m, lang))
 }
 
 /// The title mark of a memory or load run: empty when current.
 pub fn run_mark(code: &Code, provenance: &BTreeMap<String, String>, lang: Lang) -> String {
-    provenance
-        .get("fingerprint")
-        .and_then(|f| code.get(f))
-        .map(|m| mark(m, lang))
-        .unwrap_or_default()
+    of_run(code, provenance).map_or_else(String::new, |m| mark(m, lang))
 }
 
 /// Every published set not of the checkout's code, grouped by the code it measured: "Rust at
