@@ -66,6 +66,19 @@ public class SpecTests
     }
 
     [Fact]
+    public void TheClientVariablePicksClientsAsTheRustSideReadsIt()
+    {
+        // The same choices and refusals as rust/tests/spec.rs servers_are_picked_by_id_and_their_backends_named_after_them.
+        var spec = Stores.Spec();
+        Assert.Equal(["StackExchange.Redis", "FreeRedis", "CSRedisCore"], spec.ClientsFrom(null).Select(c => c.Id));
+        Assert.Equal(["CSRedisCore", "FreeRedis"], spec.ClientsFrom("CSRedisCore, FreeRedis").Select(c => c.Id));
+        Assert.Contains("BENCHMARK_CLIENTS=\"FreeRedis,Jedis\": \"Jedis\" is not one of StackExchange.Redis, FreeRedis, CSRedisCore",
+            Assert.Throws<SpecException>(() => spec.ClientsFrom("FreeRedis,Jedis")).Message);
+        Assert.Contains("names FreeRedis twice", Assert.Throws<SpecException>(() => spec.ClientsFrom("FreeRedis,FreeRedis")).Message);
+        Assert.Contains("clients need client_env", Error("client_env: BENCHMARK_CLIENTS\n", ""));
+    }
+
+    [Fact]
     public void BencherLinesUseTheInvariantCultureWhateverTheCurrentOne()
     {
         var saved = System.Globalization.CultureInfo.CurrentCulture;

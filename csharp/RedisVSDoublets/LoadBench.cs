@@ -11,7 +11,7 @@ namespace RedisVSDoublets;
 /// With BENCHMARK_RESULTS=FILE the figures are written there, as the Rust side's JSON with
 /// <c>language: csharp</c>, for the report.
 /// </summary>
-public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyList<FamilyDef> families, IReadOnlyList<RedisServer> servers, Options options)
+public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyList<FamilyDef> families, IReadOnlyList<RedisServer> servers, IReadOnlyList<ClientDef> clients, Options options)
 {
     readonly Timing timing = Timing.Of(load);
     readonly List<Figure> figures = [];
@@ -31,7 +31,7 @@ public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyL
             foreach (var backend in suite.Backends.Where(b => spec.Backend(b).Server is null))
                 yield return (backend, null, load.Batch);
         foreach (var server in servers)
-            foreach (var client in spec.File.Clients)
+            foreach (var client in clients)
                 foreach (var depth in load.ClientDepths)
                     if (client.Refuses(suite.Id, ModeOf(depth)) is null)
                         yield return (client.Backend(server.Backend(ModeOf(depth))), client, depth);

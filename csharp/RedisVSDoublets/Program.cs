@@ -34,6 +34,8 @@ public sealed class Bench(Options options)
     Spec spec = null!;
     ulong[] sizes = [];
     IReadOnlyList<FamilyDef> families = [];
+    /// <summary>The clients each server backend is measured through (the client variable's choice).</summary>
+    IReadOnlyList<ClientDef> clients = [];
     List<RedisServer> servers = [];
     uint round = 1;
     string fingerprint = "";
@@ -59,6 +61,7 @@ public sealed class Bench(Options options)
         Provenance.Begin();
         // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
         spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
+        clients = spec.ClientsFrom(Environment.GetEnvironmentVariable(spec.File.ClientEnv));
         if (options.List)
         {
             foreach (var suite in spec.Suites)
@@ -121,6 +124,8 @@ public sealed class Bench(Options options)
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Filter is not null)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: a filtered run is not a result file (the report needs every cell)");
+        if (results is not null && clients.Count < spec.File.Clients.Count)
+            throw new ArgumentException($"BENCHMARK_RESULTS={results}: a load run of some clients ({spec.File.ClientEnv}) is not a result file (the report needs every cell)");
         foreach (var suite in spec.Suites)
         {
             switch (suite.Id)
@@ -132,7 +137,7 @@ public sealed class Bench(Options options)
         using var stop = StartServers();
         var clock = LoadCell.ClockCost();
         Console.Error.WriteLine($"reading the clock costs {clock:F1} ns");
-        var figures = new LoadBench(spec, load, sizes, families, servers, options).Run();
+        var figures = new LoadBench(spec, load, sizes, families, servers, clients, options).Run();
         if (results is null) return 0;
         // Written whole at the end: a failed or interrupted run leaves no partial file.
         File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(round: false), clock, figures));
@@ -183,7 +188,7 @@ public sealed class Bench(Options options)
     /// </summary>
     IEnumerable<(string Name, string Backend)> Cells(Suite suite) =>
         from backend in suite.Backends
-        from client in spec.Backend(backend).Server is null ? [null] : spec.File.Clients.Cast<ClientDef?>()
+        from client in spec.Backend(backend).Server is null ? [null] : clients.Cast<ClientDef?>()
         where client?.Refuses(suite.Id, ModeOf(backend)) is null
         select (client?.Backend(backend) ?? backend, backend);
 
@@ -271,7 +276,7 @@ public sealed class Bench(Options options)
 
         void Server(RedisServer server)
         {
-            var cells = (from client in spec.File.Clients
+            var cells = (from client in clients
                          from mode in Modes.All
                          let backend = server.Backend(mode)
                          let name = client.Backend(backend)
@@ -337,6 +342,7 @@ public sealed class Bench(Options options)
         if (servers.Count > 0)
         {
             provenance.Add(("servers", string.Join(",", servers.Select(s => s.Kind.Id))));
+            provenance.Add(("clients", string.Join(",", clients.Select(c => c.Id))));
             provenance.Add(("redis", string.Join("; ", servers.Select(s => $"{s.Describe()} ({s.DescribeScripting()})"))));
         }
         provenance.AddRange(Provenance.Common(root));

@@ -149,6 +149,8 @@ public sealed class SpecFile
     public List<FamilyDef> Families { get; set; } = [];
     public string FamilyEnv { get; set; } = "";
     public string ServerEnv { get; set; } = "";
+    /// <summary>The variable that picks the clients the server backends are measured through.</summary>
+    public string ClientEnv { get; set; } = "";
     public List<ServerDef> Servers { get; set; } = [];
     /// <summary>How many bytes of commands a Pipeline backend writes before reading their replies.</summary>
     public long? PipelineWindowBytes { get; set; }
@@ -340,6 +342,8 @@ public sealed class Spec
         Duplicates("server", file.Servers.Select(s => s.Id), At);
         if (file.Servers.Count > 0 && file.ServerEnv.Length == 0)
             throw new SpecException($"{At("id: " + file.Servers[0].Id)}: servers need server_env, the variable that picks them");
+        if (file.Clients.Count > 0 && file.ClientEnv.Length == 0)
+            throw new SpecException($"{At("id: " + file.Clients[0].Id)}: clients need client_env, the variable that picks them");
         if (file.PipelineWindowBytes <= 0)
             throw new SpecException($"{At("pipeline_window_bytes:")}: pipeline_window_bytes must be a positive number of bytes");
         foreach (var server in file.Servers)
@@ -474,16 +478,24 @@ public sealed class Spec
     }
 
     /// <summary>The servers to run: those the server variable names (comma-separated ids), or the defaults.</summary>
-    public IReadOnlyList<ServerDef> ServersFrom(string? value)
+    public IReadOnlyList<ServerDef> ServersFrom(string? value) =>
+        Pick(File.ServerEnv, value, File.Servers, s => s.Id, File.Servers.Where(s => s.Default).ToList());
+
+    /// <summary>The clients each server backend is measured through: those the client variable names (comma-separated ids), or every one.</summary>
+    public IReadOnlyList<ClientDef> ClientsFrom(string? value) =>
+        Pick(File.ClientEnv, value, File.Clients, c => c.Id, File.Clients);
+
+    /// <summary>The items a variable names (comma-separated ids, each once), or <paramref name="defaults"/> where it is unset or empty.</summary>
+    static IReadOnlyList<T> Pick<T>(string variable, string? value, IReadOnlyList<T> all, Func<T, string> id, IReadOnlyList<T> defaults)
     {
-        if (string.IsNullOrWhiteSpace(value)) return File.Servers.Where(s => s.Default).ToList();
-        var chosen = new List<ServerDef>();
-        foreach (var id in value.Split(',').Select(v => v.Trim()))
+        if (string.IsNullOrWhiteSpace(value)) return defaults;
+        var chosen = new List<T>();
+        foreach (var name in value.Split(',').Select(v => v.Trim()))
         {
-            var server = File.Servers.FirstOrDefault(s => s.Id == id)
-                ?? throw new SpecException($"{File.ServerEnv}=\"{value}\": \"{id}\" is not one of {string.Join(", ", File.Servers.Select(s => s.Id))}");
-            if (chosen.Contains(server)) throw new SpecException($"{File.ServerEnv}=\"{value}\" names {id} twice");
-            chosen.Add(server);
+            var item = all.FirstOrDefault(t => id(t) == name)
+                ?? throw new SpecException($"{variable}=\"{value}\": \"{name}\" is not one of {string.Join(", ", all.Select(id))}");
+            if (chosen.Any(t => id(t) == name)) throw new SpecException($"{variable}=\"{value}\" names {name} twice");
+            chosen.Add(item);
         }
         return chosen;
     }

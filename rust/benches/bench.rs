@@ -82,7 +82,7 @@ fn run() -> anyhow::Result<()> {
         Vec::new()
     };
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
-    let (cells, estimate) = spec.schedule(&families, &server_ids, false);
+    let (cells, estimate) = spec.schedule(&families, &server_ids, None);
     eprintln!(
         "fingerprint {fingerprint}; round {round}: {cells} cells to measure: {} of warm-up and sampling, loads and checks on top",
         minutes(estimate)

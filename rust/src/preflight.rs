@@ -23,6 +23,7 @@ pub fn inputs(
         .into_iter()
         .map(|f| f.id.clone())
         .collect();
+    redis_rs_only(spec, &get)?;
     check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
     for suite in &spec.suites {
         match suite.id.as_str() {
@@ -33,6 +34,19 @@ pub fn inputs(
         }
     }
     Ok((sizes, families))
+}
+
+/// Refuses the variable that picks the C# bench's clients: a Rust run measures servers through
+/// redis-rs alone, so a run that names clients would not measure what it was asked to.
+pub fn redis_rs_only(spec: &Spec, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+    match get(&spec.client_env).filter(|v| !v.trim().is_empty()) {
+        Some(value) => bail!(
+            "{}={value:?} picks the C# bench's .NET clients; the Rust benches measure servers \
+             through redis-rs alone: unset it",
+            spec.client_env
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Which round of a run this is (BENCHMARK_ROUND, from 1; default 1). Even rounds measure the

@@ -25,9 +25,10 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 18] = [
+pub const OPTIONAL: [&str; 19] = [
     "families",
     "servers",
+    "clients",
     "memory",
     "kernel",
     "round",

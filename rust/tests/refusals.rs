@@ -74,3 +74,17 @@ fn the_real_spec_at_its_default_sizes_passes() {
     let spec = load_spec().unwrap();
     preflight::inputs(&spec, |_| None, AVAILABLE).unwrap();
 }
+
+#[test]
+fn the_rust_benches_refuse_the_variable_that_picks_csharp_clients() {
+    let spec = load_spec().unwrap();
+    let get = |var: &str| (var == spec.client_env).then(|| "FreeRedis".to_string());
+    let error = format!(
+        "{:#}",
+        preflight::inputs(&spec, get, AVAILABLE).unwrap_err()
+    );
+    assert!(
+        error.contains("BENCHMARK_CLIENTS=\"FreeRedis\" picks the C# bench's .NET clients"),
+        "{error}"
+    );
+}

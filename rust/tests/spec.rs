@@ -208,8 +208,8 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     assert!(!spec.runs("Garnet_Pipeline", &families, &["redis"]));
     assert!(spec.runs("Garnet_Pipeline", &families, &["redis", "garnet"]));
     assert!(spec.runs("Doublets_Split_Volatile", &families, &[]));
-    let (one, _) = spec.schedule(&families, &["redis"], false);
-    let (two, _) = spec.schedule(&families, &["redis", "garnet"], false);
+    let (one, _) = spec.schedule(&families, &["redis"], None);
+    let (two, _) = spec.schedule(&families, &["redis", "garnet"], None);
     let operations: usize = spec.suites.iter().map(|s| s.operations.len()).sum();
     assert_eq!(
         two - one,
@@ -217,13 +217,40 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
         "three modes for each operation of every suite"
     );
     // C# runs each server cell through every client, but not the modes a client cannot run.
-    let (through_clients, _) = spec.schedule(&families, &["redis"], true);
+    let every = spec.clients_from(None).unwrap();
+    let (through_clients, _) = spec.schedule(&families, &["redis"], Some(&every));
     let payload = spec.suite("payload").unwrap().operations.len();
     assert_eq!(
         through_clients - one,
         2 * 3 * operations - payload,
         "two more clients in three modes, less FreeRedis's payload transactions"
     );
+    // BENCHMARK_CLIENTS picks some of them, in the order given, each once.
+    let picked = |value: &str| {
+        spec.clients_from(Some(value.to_string()))
+            .map(|c| c.iter().map(|c| c.id.clone()).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        picked("CSRedisCore, FreeRedis").unwrap(),
+        ["CSRedisCore", "FreeRedis"]
+    );
+    let free_redis = spec.clients_from(Some("FreeRedis".into())).unwrap();
+    let (through_one, _) = spec.schedule(&families, &["redis"], Some(&free_redis));
+    assert_eq!(
+        through_one,
+        one - payload,
+        "FreeRedis in place of redis-rs, less its payload transactions"
+    );
+    let unknown = picked("FreeRedis,Jedis").unwrap_err();
+    assert!(
+        unknown.contains(
+            "BENCHMARK_CLIENTS=\"FreeRedis,Jedis\": \"Jedis\" is not one of StackExchange.Redis, FreeRedis, CSRedisCore"
+        ),
+        "{unknown}"
+    );
+    assert!(picked("FreeRedis,FreeRedis")
+        .unwrap_err()
+        .contains("names FreeRedis twice"));
 
     let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
     let misnamed = real.replacen("name: Garnet_Pipeline", "name: Redis_Pipeline2", 1);
@@ -232,6 +259,9 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
         e.contains("a Garnet backend's name starts with Garnet_"),
         "{e}"
     );
+    let unpicked = real.replacen("client_env: BENCHMARK_CLIENTS\n", "", 1);
+    let e = parse(&unpicked).unwrap_err();
+    assert!(e.contains("clients need client_env"), "{e}");
     let nowhere = real.replacen("server: garnet", "server: keydb", 1);
     let e = parse(&nowhere).unwrap_err();
     assert!(e.contains("unknown server \"keydb\""), "{e}");

@@ -58,6 +58,7 @@ fn run() -> anyhow::Result<()> {
     let sizes = spec
         .sizes_from(|_| Some(b.clone()))
         .map_err(|e| anyhow::anyhow!("{e}\n{USAGE}"))?;
+    preflight::redis_rs_only(&spec, |name| std::env::var(name).ok())?;
     let families: Vec<String> = spec
         .families_from(std::env::var(&spec.family_env).ok())
         .map_err(anyhow::Error::msg)?

@@ -60,6 +60,7 @@ fn run() -> anyhow::Result<()> {
         bail!("{USAGE}");
     };
     let sizes = sizes(&spec, b)?;
+    preflight::redis_rs_only(&spec, |name| std::env::var(name).ok())?;
     let families: Vec<String> = spec
         .families_from(std::env::var(&spec.family_env).ok())
         .map_err(anyhow::Error::msg)?

@@ -123,6 +123,36 @@ pub struct Sampling {
     pub measurement_seconds: f64,
 }
 
+/// The items a variable names (comma-separated ids, each once), or `defaults` where it is unset
+/// or empty; an id not among `all` is refused, naming the variable and the ids it may name.
+fn pick<'s, T>(
+    variable: &str,
+    value: Option<String>,
+    all: &'s [T],
+    id: impl Fn(&T) -> &String,
+    defaults: Vec<&'s T>,
+) -> Result<Vec<&'s T>, String> {
+    let value = value.unwrap_or_default();
+    if value.trim().is_empty() {
+        return Ok(defaults);
+    }
+    let mut chosen: Vec<&T> = Vec::new();
+    for name in value.split(',').map(str::trim) {
+        let item = all.iter().find(|t| id(t) == name).ok_or_else(|| {
+            let known: Vec<&str> = all.iter().map(|t| id(t).as_str()).collect();
+            format!(
+                "{variable}={value:?}: \"{name}\" is not one of {}",
+                known.join(", ")
+            )
+        })?;
+        if chosen.iter().any(|t| id(t) == name) {
+            return Err(format!("{variable}={value:?} names {name} twice"));
+        }
+        chosen.push(item);
+    }
+    Ok(chosen)
+}
+
 mod wire {
     use super::*;
 
@@ -134,6 +164,8 @@ mod wire {
         pub family_env: String,
         #[serde(default)]
         pub server_env: String,
+        #[serde(default)]
+        pub client_env: String,
         #[serde(default)]
         pub servers: Vec<Server>,
         pub pipeline_window_bytes: Option<Spanned<u64>>,
@@ -432,6 +464,8 @@ pub struct Spec {
     pub families: Vec<Family>,
     pub family_env: String,
     pub server_env: String,
+    /// The variable that picks the C# bench's clients.
+    pub client_env: String,
     pub servers: Vec<ServerKind>,
     /// The paths, relative to the repository, whose files a result's fingerprint covers.
     pub fingerprint: Vec<String>,
@@ -483,26 +517,15 @@ impl Spec {
 
     /// The servers to run: those BENCHMARK_SERVERS names (comma-separated ids), or the defaults.
     pub fn servers_from(&self, value: Option<String>) -> Result<Vec<&ServerKind>, String> {
-        let value = value.unwrap_or_default();
-        if value.trim().is_empty() {
-            return Ok(self.servers.iter().filter(|s| s.default).collect());
-        }
-        let mut chosen: Vec<&ServerKind> = Vec::new();
-        for id in value.split(',').map(str::trim) {
-            let server = self.servers.iter().find(|s| s.id == id).ok_or_else(|| {
-                let known: Vec<_> = self.servers.iter().map(|s| s.id.as_str()).collect();
-                format!(
-                    "{}={value:?}: \"{id}\" is not one of {}",
-                    self.server_env,
-                    known.join(", ")
-                )
-            })?;
-            if chosen.iter().any(|s| s.id == server.id) {
-                return Err(format!("{}={value:?} names {id} twice", self.server_env));
-            }
-            chosen.push(server);
-        }
-        Ok(chosen)
+        let defaults = self.servers.iter().filter(|s| s.default).collect();
+        pick(&self.server_env, value, &self.servers, |s| &s.id, defaults)
+    }
+
+    /// The clients the C# bench measures each server backend through: those BENCHMARK_CLIENTS
+    /// names (comma-separated ids), or every one.
+    pub fn clients_from(&self, value: Option<String>) -> Result<Vec<&Client>, String> {
+        let every = self.clients.iter().collect();
+        pick(&self.client_env, value, &self.clients, |c| &c.id, every)
     }
 
     /// Whether a run of `families` on the servers `servers` (ids) measures `backend`.
@@ -516,9 +539,15 @@ impl Spec {
     }
 
     /// How many cells such a run measures, and the seconds the spec's warm-up and sampling take
-    /// for them (loading and checking come on top). `clients`: the run measures each server
-    /// backend through every client that runs its mode (the C# harness), not through one.
-    pub fn schedule(&self, families: &[String], servers: &[&str], clients: bool) -> (usize, f64) {
+    /// for them (loading and checking come on top). `clients`: the C# harness measures each server
+    /// backend through each of these clients that runs its mode; `None`, the Rust harness, through
+    /// redis-rs alone.
+    pub fn schedule(
+        &self,
+        families: &[String],
+        servers: &[&str],
+        clients: Option<&[&Client]>,
+    ) -> (usize, f64) {
         let mut cells = 0;
         let mut seconds = 0.0;
         for suite in &self.suites {
@@ -526,9 +555,8 @@ impl Spec {
                 if self.runs(backend, families, servers) {
                     let def = self.backend(backend);
                     let sampling = &self.family(&def.family).sampling;
-                    let times = match &def.server {
-                        Some(_) if clients && !self.clients.is_empty() => self
-                            .clients
+                    let times = match (&def.server, clients) {
+                        (Some(_), Some(clients)) => clients
                             .iter()
                             .filter(|c| c.refuses(&suite.id, backend).is_none())
                             .count(),
@@ -989,6 +1017,12 @@ impl Resolver<'_> {
             Some(load) => Some(self.load(load, &suites, sizes.len())?),
             None => None,
         };
+        if let Some(first) = wire.clients.first().filter(|_| wire.client_env.is_empty()) {
+            return Err(self.error(
+                &first.id,
+                "clients need client_env, the variable that picks them",
+            ));
+        }
         let clients = self.clients(wire.clients, &suites)?;
         let publish = match wire.publish {
             Some(publish) => {
@@ -1002,6 +1036,7 @@ impl Resolver<'_> {
             families,
             family_env: wire.family_env,
             server_env: wire.server_env,
+            client_env: wire.client_env,
             servers,
             fingerprint: wire.fingerprint,
             memory: wire.memory,
