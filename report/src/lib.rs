@@ -10,6 +10,7 @@
 //! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
 //! - [`plan`]: the pieces a re-measure has left, with their estimates.
+//! - [`parts`]: the parts of a round (family, server, client) a result holds or a round needs.
 //! - [`pages`]: the pages beside the READMEs and what each shows.
 //! - [`charts`]: SVG charts: each table as dots with their spread, time and memory against B.
 //! - [`json`]: docs/results.json and its JSON Schema.
@@ -23,6 +24,7 @@ pub mod headline;
 pub mod json;
 pub mod measured;
 pub mod pages;
+pub mod parts;
 pub mod plan;
 pub mod readme;
 pub mod stats;

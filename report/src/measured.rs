@@ -5,17 +5,22 @@
 //! combines rounds of different code.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     process::Command,
 };
 
 use anyhow::{bail, Result};
-use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::SPEC_PATH};
+use redis_vs_doublets::{
+    load::LoadRun,
+    memory::MemoryRun,
+    results::ResultFile,
+    spec::{Spec, SPEC_PATH},
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::format::Lang;
+use crate::{format::Lang, parts};
 
 /// The command that measures again what is not current.
 pub const REMEASURE: &str = "examples/remeasure.sh";
@@ -304,8 +309,6 @@ pub fn select(
     spec: &redis_vs_doublets::spec::Spec,
 ) -> Selected {
     let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
-    let families: std::collections::BTreeSet<String> =
-        spec.families.iter().map(|f| f.id.clone()).collect();
     let mut dropped = Vec::new();
     let get = |f: &ResultFile, key: &str| f.get(key).unwrap_or_default().to_string();
     let mut pieces: BTreeMap<(String, String, String), BTreeMap<String, Vec<ResultFile>>> =
@@ -331,7 +334,7 @@ pub fn select(
         // outranks any without, however many more rounds an older one holds.
         let score = |set: &Vec<ResultFile>| {
             let date = set.iter().map(|f| get(f, "date")).max().unwrap_or_default();
-            let rounds = complete_rounds(set, &families);
+            let rounds = complete_rounds(set, spec);
             let complete = planned.is_some_and(|p| rounds >= p);
             (complete, if complete { 0 } else { rounds }, date)
         };
@@ -344,7 +347,7 @@ pub fn select(
             if fingerprint == best {
                 kept.extend(set);
             } else {
-                let rounds = complete_rounds(&set, &families);
+                let rounds = complete_rounds(&set, spec);
                 dropped.push(Dropped {
                     text: format!(
                         "{language} at B = {b}, N = {n}: {rounds} complete round(s) of fingerprint {} (kept: {})",
@@ -431,23 +434,31 @@ pub fn select(
     }
 }
 
-/// The rounds of a set that ran every one of `all` families.
-fn complete_rounds(set: &[ResultFile], all: &std::collections::BTreeSet<String>) -> usize {
-    // Results from before families were a choice name none: they ran every one.
-    let families = |f: &ResultFile| -> Vec<String> {
-        match f.get("families") {
-            Some(ran) => ran.split(',').map(|s| s.trim().to_string()).collect(),
-            None => all.iter().cloned().collect(),
-        }
-    };
-    let mut rounds: BTreeMap<&str, std::collections::BTreeSet<String>> = BTreeMap::new();
+/// The rounds of a set that hold every part of a round: every family, and the server family on
+/// every server the set ran, through every client (a piece of one family, server or client is
+/// part of a round).
+fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
+    let mut rounds: BTreeMap<&str, BTreeSet<parts::Part>> = BTreeMap::new();
     for file in set {
         rounds
             .entry(file.get("round").unwrap_or("1"))
             .or_default()
-            .extend(families(file));
+            .extend(parts::of_file(spec, file));
     }
-    rounds.values().filter(|ran| all.is_subset(ran)).count()
+    let servers: BTreeSet<String> = rounds
+        .values()
+        .flatten()
+        .filter(|p| !p.server.is_empty())
+        .map(|p| p.server.clone())
+        .collect();
+    let servers: Vec<String> = servers.into_iter().collect();
+    let families: Vec<String> = spec.families.iter().map(|f| f.id.clone()).collect();
+    let language = set
+        .first()
+        .and_then(|f| f.get("language"))
+        .unwrap_or_default();
+    let whole = parts::of_run(spec, language, &families, &servers, &[]);
+    rounds.values().filter(|held| whole.is_subset(held)).count()
 }
 
 /// The code of every fingerprint among the published inputs.

@@ -8,12 +8,14 @@ use std::collections::BTreeSet;
 
 use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
 
+use crate::parts::{self, Part};
+
 /// The longest piece this plan makes where it can split one: a session's window is 3 hours and a
 /// CI job's shorter, so a piece must finish well inside either.
 pub const LONGEST_MINUTES: f64 = 45.0;
 
-/// One round of a bench at one size; `family` and `servers` narrow it where a whole round is
-/// longer than [`LONGEST_MINUTES`].
+/// One round of a bench at one size; `family`, `servers` and `clients` (the C# bench's; empty:
+/// every one) narrow it where a whole round is longer than [`LONGEST_MINUTES`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Round {
     pub language: String,
@@ -22,6 +24,24 @@ pub struct Round {
     pub round: u32,
     pub family: Option<String>,
     pub servers: Vec<String>,
+    pub clients: Vec<String>,
+}
+
+impl Round {
+    /// The parts of a round it measures.
+    fn parts(&self, spec: &Spec) -> BTreeSet<Part> {
+        let families: Vec<String> = match &self.family {
+            Some(family) => vec![family.clone()],
+            None => spec.families.iter().map(|f| f.id.clone()).collect(),
+        };
+        parts::of_run(
+            spec,
+            &self.language,
+            &families,
+            &self.servers,
+            &self.clients,
+        )
+    }
 }
 
 /// What one piece measures.
@@ -48,8 +68,8 @@ pub struct Piece {
 
 impl Piece {
     /// Its name, and the stem of its result file: `rust-b1000-n100-r2`,
-    /// `csharp-b1000000-n1000-r1-doublets`, `csharp-b1000000-n1000-r1-garnet`, `load-rust-b1000`,
-    /// `memory-b1000`.
+    /// `csharp-b1000000-n1000-r1-doublets`, `csharp-b1000000-n1000-r1-garnet`,
+    /// `csharp-b1000000-n1000-r1-redis-FreeRedis`, `load-rust-b1000`, `memory-b1000`.
     pub fn id(&self) -> String {
         match &self.what {
             What::Bench(r) => {
@@ -57,11 +77,16 @@ impl Piece {
                     "{}-b{}-n{}-r{}",
                     r.language, r.background, r.operations, r.round
                 );
-                // A narrowed piece names its family, or its servers for the server family.
+                // A narrowed piece names its family, or its servers (and clients) for the server
+                // family.
                 match r.family.as_deref() {
                     None => id,
                     Some("doublets") => id + "-doublets",
-                    Some(_) => format!("{id}-{}", r.servers.join("-")),
+                    Some(_) => [id, r.servers.join("-"), r.clients.join("-")]
+                        .into_iter()
+                        .filter(|part| !part.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("-"),
                 }
             }
             What::Load {
@@ -104,6 +129,9 @@ impl Piece {
                     let value = spec.family(family).env_value.clone();
                     vars.push((spec.family_env.clone(), value));
                 }
+                if !r.clients.is_empty() {
+                    vars.push((spec.client_env.clone(), r.clients.join(",")));
+                }
                 (format!("bench-{}", r.language), r.background, vars)
             }
             What::Load {
@@ -138,31 +166,18 @@ pub fn pending(
         .iter()
         .filter(|f| f.get("fingerprint") == Some(fingerprint))
         .collect();
-    let list = |text: Option<&str>| -> BTreeSet<String> {
-        text.unwrap_or_default()
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+    // The parts the checkout's results hold for one language, size and round.
+    let held = |language: &str, b: u64, n: u64, round: u32| -> BTreeSet<Part> {
+        current
+            .iter()
+            .filter(|f| {
+                f.get("language") == Some(language)
+                    && f.get(b_key) == Some(b.to_string().as_str())
+                    && f.get(n_key) == Some(n.to_string().as_str())
+                    && f.get("round").unwrap_or("1") == round.to_string()
+            })
+            .flat_map(|f| parts::of_file(spec, f))
             .collect()
-    };
-    // The families and servers the checkout's results hold for one language, size and round.
-    let held = |language: &str, b: u64, n: u64, round: u32| {
-        let mut families = BTreeSet::new();
-        let mut servers = BTreeSet::new();
-        for f in &current {
-            let same = f.get("language") == Some(language)
-                && f.get(b_key) == Some(b.to_string().as_str())
-                && f.get(n_key) == Some(n.to_string().as_str())
-                && f.get("round").unwrap_or("1") == round.to_string();
-            if same {
-                let ran = list(f.get("families"));
-                if ran.contains("redis") {
-                    servers.extend(list(f.get("servers").or(Some("redis"))));
-                }
-                families.extend(ran);
-            }
-        }
-        (families, servers)
     };
     let is_current = |p: &std::collections::BTreeMap<String, String>| {
         p.get("fingerprint").map(String::as_str) == Some(fingerprint)
@@ -218,19 +233,11 @@ pub fn pending(
                 let Some(&minutes) = size.minutes.get(language) else {
                     continue;
                 };
-                let (families, held_servers) = held(language, b, n, round);
+                let held = held(language, b, n, round);
                 let servers = size.servers.get(language).unwrap_or(servers);
                 for piece in split(spec, language, b, n, round, minutes, servers) {
                     let done = match &piece.what {
-                        What::Bench(r) => {
-                            let families_held = match &r.family {
-                                None => spec.families.iter().all(|f| families.contains(&f.id)),
-                                Some(family) => families.contains(family),
-                            };
-                            let servers_held = r.family.as_deref() == Some("doublets")
-                                || r.servers.iter().all(|s| held_servers.contains(s));
-                            families_held && servers_held
-                        }
+                        What::Bench(r) => r.parts(spec).is_subset(&held),
                         _ => false,
                     };
                     if !done {
@@ -253,8 +260,8 @@ pub fn pending(
     pieces
 }
 
-/// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family
-/// and then per server. A family's or server's share of the round is its share of the spec's
+/// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family,
+/// then per server, then (C#) per client. A part's share of the round is its share of the spec's
 /// sampling time; Doublets' loads and checks are cheap, so its piece is its sampling time plus a
 /// tenth and the servers take the rest.
 fn split(
@@ -266,47 +273,64 @@ fn split(
     minutes: f64,
     servers: &[String],
 ) -> Vec<Piece> {
-    let bench = |family: Option<&str>, servers: &[String], minutes: f64| Piece {
-        what: What::Bench(Round {
-            language: language.to_string(),
-            background: b,
-            operations: n,
-            round,
-            family: family.map(str::to_string),
-            servers: servers.to_vec(),
-        }),
-        minutes,
-    };
+    let bench =
+        |family: Option<&str>, servers: &[String], clients: &[String], minutes: f64| Piece {
+            what: What::Bench(Round {
+                language: language.to_string(),
+                background: b,
+                operations: n,
+                round,
+                family: family.map(str::to_string),
+                servers: servers.to_vec(),
+                clients: clients.to_vec(),
+            }),
+            minutes,
+        };
     if minutes <= LONGEST_MINUTES {
-        return vec![bench(None, servers, minutes)];
+        return vec![bench(None, servers, &[], minutes)];
     }
-    let csharp = language == "csharp";
-    let sampling = |families: &[&str], servers: &[String]| {
+    let every_client = spec.clients_from(None).expect("every client");
+    let sampling = |families: &[&str], servers: &[String], clients: &[String]| {
         let families: Vec<String> = families.iter().map(|f| f.to_string()).collect();
         let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
-        spec.schedule(&families, &ids, csharp).1 / 60.0
+        let clients: Vec<_> = every_client
+            .iter()
+            .copied()
+            .filter(|c| clients.is_empty() || clients.contains(&c.id))
+            .collect();
+        let through = (language == "csharp").then_some(&clients[..]);
+        spec.schedule(&families, &ids, through).1 / 60.0
     };
-    let doublets = (sampling(&["doublets"], servers) * 1.1).min(minutes / 2.0);
-    let mut pieces = vec![bench(Some("doublets"), servers, doublets)];
+    let doublets = (sampling(&["doublets"], servers, &[]) * 1.1).min(minutes / 2.0);
+    let mut pieces = vec![bench(Some("doublets"), servers, &[], doublets)];
     let redis = minutes - doublets;
-    if redis <= LONGEST_MINUTES || servers.len() < 2 {
-        pieces.push(bench(Some("redis"), servers, redis));
-        return pieces;
-    }
-    let whole = sampling(&["redis"], servers);
+    let whole = sampling(&["redis"], servers, &[]);
     for server in servers {
         let one = std::slice::from_ref(server);
-        pieces.push(bench(
-            Some("redis"),
-            one,
-            redis * sampling(&["redis"], one) / whole,
-        ));
+        let share = redis * sampling(&["redis"], one, &[]) / whole;
+        if share <= LONGEST_MINUTES || language != "csharp" {
+            pieces.push(bench(Some("redis"), one, &[], share));
+            continue;
+        }
+        let on_server = sampling(&["redis"], one, &[]);
+        for client in &every_client {
+            let id = std::slice::from_ref(&client.id);
+            let part = share * sampling(&["redis"], one, id) / on_server;
+            pieces.push(bench(Some("redis"), one, id, part));
+        }
+    }
+    if servers.len() > 1 && pieces[1..].iter().map(|p| p.minutes).sum::<f64>() <= LONGEST_MINUTES {
+        // The servers fit one piece together: one run starts them both.
+        pieces.truncate(1);
+        pieces.push(bench(Some("redis"), servers, &[], redis));
     }
     pieces
 }
 
 /// The plan in words: a line per piece with its estimate, and the total.
 pub fn describe(pieces: &[Piece]) -> Vec<String> {
+    // The ids' own width, so that a piece split by client keeps its minutes in the column.
+    let width = pieces.iter().map(|p| p.id().len()).max().unwrap_or(0);
     let mut lines: Vec<String> = pieces
         .iter()
         .map(|p| {
@@ -315,7 +339,7 @@ pub fn describe(pieces: &[Piece]) -> Vec<String> {
             } else {
                 String::new()
             };
-            format!("{:<40} {:>6.1} min{long}", p.id(), p.minutes)
+            format!("{:<width$} {:>6.1} min{long}", p.id(), p.minutes)
         })
         .collect();
     let total: f64 = pieces.iter().map(|p| p.minutes).sum();

@@ -27,6 +27,7 @@ pub struct View {
     pub server_env: String,
     /// The servers the redis family can run on, from the spec.
     pub servers: Vec<ServerView>,
+    pub client_env: String,
     /// The Redis clients C# runs every server backend through, from the spec.
     pub clients: Vec<ClientView>,
     pub suites: Vec<SuiteView>,
@@ -1105,6 +1106,7 @@ pub fn build(
             .collect(),
         family_env: spec.family_env.clone(),
         server_env: spec.server_env.clone(),
+        client_env: spec.client_env.clone(),
         servers: spec
             .servers
             .iter()

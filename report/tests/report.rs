@@ -1276,19 +1276,124 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
         .map(|p| (p.id(), p.minutes))
         .collect();
     assert_eq!(
-        csharp.len(),
-        2,
-        "C# at 1,000,000: Doublets, then Redis alone: {csharp:?}"
+        csharp.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(),
+        [
+            "csharp-b1000000-n1000-r1-doublets",
+            "csharp-b1000000-n1000-r1-redis-StackExchange.Redis",
+            "csharp-b1000000-n1000-r1-redis-FreeRedis",
+            "csharp-b1000000-n1000-r1-redis-CSRedisCore",
+        ],
+        "C# at 1,000,000: Doublets, then Redis through one client at a time"
     );
-    assert!(csharp[0].0.ends_with("-doublets") && csharp[0].1 <= LONGEST_MINUTES);
     assert!(
-        csharp[1].0.ends_with("-redis") && csharp[1].1 > LONGEST_MINUTES,
-        "{csharp:?}"
+        all.iter().all(|p| p.minutes <= LONGEST_MINUTES),
+        "no piece longer than a window"
     );
-    assert!(all
+    // A piece of one client runs that client alone, and is done once a result of it is there.
+    let free_redis = all
         .iter()
-        .filter(|p| !p.id().starts_with("csharp-b1000000-n1000-r1-redis"))
-        .all(|p| p.minutes <= LONGEST_MINUTES));
+        .find(|p| p.id() == "csharp-b1000000-n1000-r1-redis-FreeRedis")
+        .unwrap();
+    let (_, _, vars) = free_redis.command(&spec);
+    assert!(vars.contains(&("BENCHMARK_CLIENTS".to_string(), "FreeRedis".to_string())));
+    assert!(vars.contains(&("BENCHMARK_BACKEND".to_string(), "redis".to_string())));
+    let csharp_round = |families: &str, clients: Option<&str>| {
+        let clients = clients.map_or(String::new(), |c| format!("# clients: {c}\n"));
+        let text = fixture("rust-b1000.txt")
+            .replace("# fingerprint: fixture", "# fingerprint: current")
+            .replace(
+                "# families: doublets,redis",
+                &format!("# families: {families}"),
+            )
+            .replace("# background_links: 1000", "# background_links: 1000000")
+            .replace("# operations: 100", "# operations: 1000")
+            .replace(
+                "# language: rust\n",
+                &format!("# language: csharp\n# round: 1\n# servers: redis\n{clients}"),
+            );
+        ResultFile::parse(&text, "c1.txt").unwrap()
+    };
+    let left = |files: &[ResultFile]| -> Vec<String> {
+        ids(files)
+            .into_iter()
+            .filter(|id| id.starts_with("csharp-b1000000-"))
+            .collect()
+    };
+    let two_clients = [
+        csharp_round("doublets", None),
+        csharp_round("redis", Some("StackExchange.Redis")),
+        csharp_round("redis", Some("CSRedisCore,FreeRedis")),
+    ];
+    assert_eq!(
+        left(&two_clients[..2]),
+        [
+            "csharp-b1000000-n1000-r1-redis-FreeRedis",
+            "csharp-b1000000-n1000-r1-redis-CSRedisCore"
+        ]
+    );
+    assert!(left(&two_clients).is_empty(), "{:?}", left(&two_clients));
+    // A whole C# round of Redis (no clients named: every client) holds every client's piece.
+    assert!(left(&[csharp_round("doublets,redis", None)]).is_empty());
+}
+
+/// A round measured a client at a time is a round only once every client is there: until then
+/// the older code's whole round stays published, never half replaced.
+#[test]
+fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
+    use redis_vs_doublets::{check_request, results::ResultFile, spec::Spec};
+    let spec = Spec::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
+        &check_request,
+    )
+    .unwrap();
+    let file = |fingerprint: &str, families: &str, clients: Option<&str>| {
+        let clients = clients.map_or(String::new(), |c| format!("# clients: {c}\n"));
+        let text = fixture("rust-b1000.txt")
+            .replace(
+                "# fingerprint: fixture",
+                &format!("# fingerprint: {fingerprint}"),
+            )
+            .replace(
+                "# families: doublets,redis",
+                &format!("# families: {families}"),
+            )
+            .replace(
+                "# language: rust\n",
+                &format!("# language: csharp\n# round: 1\n# servers: redis\n{clients}"),
+            );
+        let date = if fingerprint == "newer" {
+            "2026-12-05T10:00:00Z"
+        } else {
+            "2026-11-30T19:50:00Z"
+        };
+        let text = text.replace("2026-11-30T19:50:00Z", date);
+        ResultFile::parse(&text, &format!("{fingerprint}-{families}-{clients}.txt")).unwrap()
+    };
+    let kept = |files: Vec<ResultFile>| -> Vec<String> {
+        let selected = report::measured::select(files, vec![], vec![], &spec);
+        let mut kept: Vec<String> = selected
+            .files
+            .iter()
+            .map(|f| f.get("fingerprint").unwrap().to_string())
+            .collect();
+        kept.dedup();
+        kept
+    };
+    let older = file("older", "doublets,redis", None);
+    let part = [
+        file("newer", "doublets", None),
+        file("newer", "redis", Some("StackExchange.Redis")),
+        file("newer", "redis", Some("FreeRedis")),
+    ];
+    let mut files = vec![older.clone()];
+    files.extend(part.iter().cloned());
+    assert_eq!(
+        kept(files.clone()),
+        ["older"],
+        "two clients of three are not a round"
+    );
+    files.push(file("newer", "redis", Some("CSRedisCore")));
+    assert_eq!(kept(files), ["newer"], "the third completes it");
 }
 
 /// The memory statement is made per suite, from the figures: a suite whose Redis growth passes
