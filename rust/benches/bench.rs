@@ -417,11 +417,16 @@ fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
     let reaches = prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
     let (background, took) = Background::load(store, model, requests, expected, reaches, name)?;
     eprintln!(
-        "{}: loaded {} requests into {name} in {:.3} s (checked: {})",
+        "{}: loaded {} requests into {name} in {:.3} s (checked: {}; after each cell: {})",
         suite.name.en,
         requests.len(),
         took.as_secs_f64(),
-        background.census
+        background.census,
+        if background.digest.is_some() {
+            "its digest"
+        } else {
+            "read back whole"
+        }
     );
     Ok(background)
 }

@@ -1,7 +1,7 @@
 //! What makes a number trustworthy: the background is loaded and checked, every operation is first
 //! run on the model (which refuses workloads that would corrupt doublets) and once on the store,
-//! checked, and the background is checked again after that iteration's undo and after the last
-//! measured iteration. [`cell`] is that sequence, the one place the bench and the tests share;
+//! checked, and the background is checked again after that iteration's undo (around what it
+//! touched) and after the last measured iteration (whole, by the store's digest where it has one). [`cell`] is that sequence, the one place the bench and the tests share;
 //! the Criterion wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
 //! show that a lossy store fails the run.
 
@@ -19,17 +19,21 @@ use crate::{
 };
 
 /// What a store must hold between cells: the model's state, up to the ids the suite's operations
-/// reach, and the counts the store gave after its checked load.
+/// reach, and the counts and digest the store gave after its checked load.
 pub struct Background<'m, M> {
     pub model: &'m mut M,
     pub reaches: u64,
     pub census: Census,
+    /// The store's digest after the checked load, where it has one ([`crate::digest`]).
+    pub digest: Option<String>,
 }
 
-/// One cell: the checked iteration, the background checked after its undo around what the
-/// operation touched, with the store's counts (so a bad undo is blamed on its own operation), then
-/// `measure`, then the whole background checked again. A cell may print its time only after this
-/// returns `Ok`.
+/// One cell: the checked iteration; for an operation that writes, the background checked after its
+/// undo around what the operation touched, with the store's counts (so a bad undo is blamed on its
+/// own operation); then `measure`, then the whole background checked again (by its digest where the
+/// store has one). A cell may print its time only after this returns `Ok`. A read-only operation
+/// gets no check around what it read: that can be the whole background, which the check after
+/// the cell reads anyway.
 pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     prepared: &Prepared<'_, R>,
     store: &mut S,
@@ -38,10 +42,12 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     measure: impl FnOnce(&mut S),
 ) -> anyhow::Result<()> {
     let found = prepared.check(store, background.model, cell)?;
-    let around = background.model.probes_around(&found);
-    background
-        .verify_probes(store, &around, cell)
-        .map_err(|e| anyhow!("{e:#} (after the checked iteration and its undo)"))?;
+    if prepared.writes() {
+        let around = background.model.probes_around(&found);
+        background
+            .verify_probes(store, &around, cell)
+            .map_err(|e| anyhow!("{e:#} (after the checked iteration and its undo)"))?;
+    }
     measure(store);
     background
         .verify(store, cell)
@@ -65,18 +71,23 @@ impl<'m, M> Background<'m, M> {
     {
         let took = load(store, model, requests, expected, name)?;
         let census = store.census()?;
+        let digest = store
+            .digest()
+            .map_err(|e| anyhow!("{name}: the digest after loading: {e:#}"))?;
         Ok((
             Self {
                 model,
                 reaches,
                 census,
+                digest,
             },
             took,
         ))
     }
 
-    /// The store holds exactly the background: every probe answers as the model does, and the
-    /// store's counts are those taken after the load.
+    /// The store holds exactly the background: its digest is the one after the load, where it has
+    /// one; else every probe answers as the model does and the store's counts are those after the
+    /// load. A digest that differs fails, naming what differs where the probes find it.
     pub fn verify<R: Request, S: Store<R>>(
         &mut self,
         store: &mut S,
@@ -85,8 +96,25 @@ impl<'m, M> Background<'m, M> {
     where
         M: Model<R>,
     {
+        let Some(loaded) = self.digest.clone() else {
+            let probes = self.model.probes(self.reaches);
+            return self.verify_probes(store, &probes, name);
+        };
+        let now = store
+            .digest()
+            .map_err(|e| anyhow!("{name}: the digest: {e:#}"))?
+            .unwrap_or_default();
+        if now == loaded {
+            return Ok(());
+        }
         let probes = self.model.probes(self.reaches);
         self.verify_probes(store, &probes, name)
+            .map_err(|e| anyhow!("{e:#} (its digest is {now}, {loaded} after the load)"))?;
+        bail!(
+            "{name}: the store's digest is {now}, but was {loaded} after loading the background; \
+             every probe answers as the model does and the counts are the same, so what changed \
+             lies beyond what the probes read"
+        )
     }
 
     /// The store answers `probes` as the model does, and its counts are those after the load.
@@ -147,6 +175,12 @@ pub fn requests<R: Request>(work: &Work, sizes: &[u64], what: &str) -> anyhow::R
 }
 
 impl<'a, R: Request> Prepared<'a, R> {
+    /// Whether the operation can change the store: some request of its work writes, or it has an
+    /// undo.
+    pub fn writes(&self) -> bool {
+        !self.undo.is_empty() || self.work.iter().any(|r| !r.reads())
+    }
+
     pub fn new(operation: &'a Operation, sizes: &[u64]) -> anyhow::Result<Self> {
         let what = format!("operation {}", operation.id);
         let undo = match &operation.undo {

@@ -11,6 +11,7 @@
 //! - [`redis_server`]: REDIS_URL, or disposable servers (Redis, Garnet); functions or a script for
 //!   the links library; the database a run claims and leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
+//! - [`digest`]: a digest of a whole store, where it has one, for the check after each cell.
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`memory`]: what each store holds in memory for a suite's background.
 //! - [`load`]: throughput and latency of concurrent clients.
@@ -18,6 +19,7 @@
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under.
 
+pub mod digest;
 pub mod harness;
 pub mod links;
 pub mod load;

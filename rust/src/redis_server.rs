@@ -514,6 +514,13 @@ impl Server {
         })
     }
 
+    /// Whether its stores check themselves by DEBUG DIGEST: a disposable server whose spec says it
+    /// has one (the digest covers every database, and a server the run did not start may have
+    /// others in use).
+    pub fn digest(&self) -> bool {
+        self.disposable.is_some() && self.kind.digest
+    }
+
     /// The URL as messages show it: without its password.
     pub fn shown(&self) -> String {
         redact(&self.url)
@@ -547,6 +554,7 @@ impl Server {
             mode,
             calls: self.scripting.calls(),
             window: self.kind.pipeline_window,
+            digest: self.digest(),
         })
     }
 
@@ -566,6 +574,7 @@ impl Server {
             mode,
             calls: self.scripting.calls(),
             window: self.kind.pipeline_window,
+            digest: self.digest(),
         })
     }
 

@@ -77,6 +77,9 @@ pub struct RedisStore<C = Connection> {
     pub calls: &'static Calls,
     /// The most bytes of commands a pipeline writes before reading their replies.
     pub window: usize,
+    /// The server answers DEBUG DIGEST for this run: a disposable one whose spec says so (a
+    /// digest covers every database, and a server the run did not start may use others).
+    pub digest: bool,
 }
 
 impl<C: ConnectionLike> RedisStore<C> {
@@ -176,6 +179,19 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
             "keys",
             redis::cmd("DBSIZE").query(&mut self.con)?,
         )]))
+    }
+
+    fn digest(&mut self) -> anyhow::Result<Option<String>> {
+        if !self.digest {
+            return Ok(None);
+        }
+        let digest: String = redis::cmd("DEBUG")
+            .arg("DIGEST")
+            .query(&mut self.con)
+            .context(
+            "DEBUG DIGEST (the spec's start command must allow it: --enable-debug-command local)",
+        )?;
+        Ok(Some(digest))
     }
 }
 

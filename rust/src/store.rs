@@ -59,6 +59,12 @@ pub trait Store<R: Request> {
 
     /// The store's own counts of what it holds.
     fn census(&mut self) -> anyhow::Result<Census>;
+
+    /// A digest of everything the store holds, computed where the data is ([`crate::digest`]), or
+    /// `None` where it has none: its checks then read the whole background back.
+    fn digest(&mut self) -> anyhow::Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// A store several threads may read at once (doublets: readers share a store; writers need it

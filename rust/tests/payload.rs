@@ -115,6 +115,7 @@ fn a_client_that_damages_one_byte_fails_the_cell() {
             mode,
             calls: plain.calls,
             window: plain.window,
+            digest: plain.digest,
         };
         let mut model = PayloadModel::default();
         let mut background = common::load(&mut store, &mut model, "payload", &SIZES, 36, "Redis");

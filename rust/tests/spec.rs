@@ -377,7 +377,7 @@ fn the_fingerprint_follows_what_the_spec_measures_not_its_prose() {
             false,
         ),
         ("measurement_seconds: 2 }", "measurement_seconds: 1 }", true),
-        ("--loglevel, warning]", "--loglevel, notice]", true),
+        ("--loglevel, warning,", "--loglevel, notice,", true),
         // What is published, and how long it took, is a plan, not what a result measured.
         (
             "{ background: 1000, operations: 100, rounds: 3,",

@@ -291,6 +291,24 @@ pub unsafe extern "C" fn doublets_search(
     }
 }
 
+/// The digest of every link the store holds (the Rust stores' own, `digest::of_links`), which the
+/// check after each cell compares with the one after the load.
+///
+/// # Safety
+/// `store` must be a live handle; `digest` valid.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_digest(store: *const Store, digest: *mut u64) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_shared(store, |s| {
+            status(
+                Ok(with_store!(s, s => redis_vs_doublets::digest::of_links(s))),
+                digest,
+            )
+        })
+    }
+}
+
 /// Called for each link found; returns non-zero to go on, 0 to stop.
 pub type EachCallback =
     unsafe extern "C" fn(context: *mut c_void, id: u64, source: u64, target: u64) -> i32;

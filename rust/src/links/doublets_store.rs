@@ -111,4 +111,8 @@ impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
             self.store.count_by([any, any, any]),
         )]))
     }
+
+    fn digest(&mut self) -> anyhow::Result<Option<String>> {
+        Ok(Some(crate::digest::shown(&self.store)))
+    }
 }

@@ -232,6 +232,8 @@ mod wire {
         #[serde(default)]
         pub prepare: Vec<String>,
         pub start: Spanned<Vec<String>>,
+        pub digest: bool,
+        pub check: Text,
         pub install: String,
         pub description: Text,
     }
@@ -351,6 +353,11 @@ pub struct ServerKind {
     pub prepare: Vec<String>,
     /// The command that starts a disposable server; `{port}` stands for its port.
     pub start: Vec<String>,
+    /// A disposable server answers DEBUG DIGEST: the check after each cell compares the digest
+    /// of the whole server with the one after the load, instead of reading the background back.
+    pub digest: bool,
+    /// How its stores are checked after each cell, for the method text.
+    pub check: Text,
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
@@ -880,6 +887,8 @@ impl Resolver<'_> {
                 version_field: server.version_field,
                 prepare: server.prepare,
                 start: server.start.value,
+                digest: server.digest,
+                check: server.check,
                 install: server.install,
                 description: server.description,
                 pipeline_window,

@@ -270,4 +270,8 @@ impl<S: Doublets<u64>> Store<UsageRequest> for DoubletsUsage<S> {
             self.store.count_by([any, any, any]),
         )]))
     }
+
+    fn digest(&mut self) -> anyhow::Result<Option<String>> {
+        Ok(Some(crate::digest::shown(&self.store)))
+    }
 }
