@@ -23,6 +23,7 @@ public static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "doublets_delete")] public static partial Status Delete(nint store, ulong id);
     [LibraryImport(Library, EntryPoint = "doublets_get")] public static partial Status Get(nint store, ulong id, out ulong source, out ulong target);
     [LibraryImport(Library, EntryPoint = "doublets_count")] public static partial Status Count(nint store, ulong index, ulong source, ulong target, out ulong count);
+    [LibraryImport(Library, EntryPoint = "doublets_digest")] public static partial Status Digest(nint store, out ulong digest);
     [LibraryImport(Library, EntryPoint = "doublets_search")] public static partial Status Search(nint store, ulong source, ulong target, out ulong id);
     [LibraryImport(Library, EntryPoint = "doublets_each")]
     public static partial Status Each(nint store, ulong index, ulong source, ulong target, delegate* unmanaged<void*, ulong, ulong, ulong, int> callback, void* context);
@@ -65,6 +66,8 @@ public sealed unsafe class NativeStore : IDisposable
     public void Delete(ulong id) => Check(Native.Delete(handle, id), "deleting", id);
     public ulong Search(ulong source, ulong target) { Check(Native.Search(handle, source, target, out var id), "searching"); return id; }
     public ulong Count() { Check(Native.Count(handle, Any, Any, Any, out var count), "counting"); return count; }
+    /// <summary>The Rust stores' own digest of every link (rust/src/digest.rs), as they show it.</summary>
+    public string Digest() { Check(Native.Digest(handle, out var digest), "hashing"); return digest.ToString("x16"); }
 
     public (ulong Source, ulong Target) Get(ulong id)
     {
@@ -173,6 +176,8 @@ public sealed class DoubletsLinks(Layout layout) : IStore<LinkRequest, Link>, ID
     }
 
     public string Census() => $"{store.Count()} links";
+
+    public string? Digest() => store.Digest();
 
     public void Dispose() => store.Dispose();
 }
@@ -325,6 +330,8 @@ public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
     }
 
     public string Census() => $"{store.Count()} links";
+
+    public string? Digest() => store.Digest();
 
     public void Dispose() => store.Dispose();
 }

@@ -253,7 +253,7 @@ public sealed class Bench(Options options)
         Background<TRequest, TFound, TModel> Load(IStore<TRequest, TFound> store, string name)
         {
             var (loaded, took) = Background<TRequest, TFound, TModel>.Load(store, model, background, expected, reaches, name);
-            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked: {loaded.Census})");
+            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked: {loaded.Census}; after each cell: {(loaded.Digest is null ? "read back whole" : "its digest")})");
             return loaded;
         }
 

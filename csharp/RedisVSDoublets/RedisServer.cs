@@ -82,6 +82,9 @@ public sealed class RedisServer : IDisposable
     public string Shown => Redact(Url);
     public ConnectionMultiplexer Connection { get; }
     public bool Disposable => process is not null;
+    /// <summary>Its stores check themselves by DEBUG DIGEST: a disposable server whose spec says it has
+    /// one (the digest covers every database, and a server the run did not start may have others in use).</summary>
+    public bool HasDigest => Disposable && Kind.Digest;
     /// <summary>What it is, from INFO server: one of the spec's servers.</summary>
     public ServerDef Kind { get; }
     /// <summary>Its version, from the field of INFO server the spec names.</summary>

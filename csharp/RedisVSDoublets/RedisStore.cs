@@ -54,6 +54,8 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Re
 
     public string Census() => $"{checks.Call(new("DBSIZE", [])).Number()} keys";
 
+    public string? Digest() => server.HasDigest ? System.Text.Encoding.ASCII.GetString(checks.Call(new("DEBUG", ["DIGEST"])).Bytes()) : null;
+
     public void Run<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound>
     {
         TRequest.Validate(batch);

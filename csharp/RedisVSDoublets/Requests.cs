@@ -50,6 +50,13 @@ public interface IStore<TRequest, TFound>
     /// links). Probes check the ids an operation can reach; the census catches what lies beyond.
     /// </summary>
     string Census();
+
+    /// <summary>
+    /// A digest of everything the store holds, computed where the data is (doublets: its links, by
+    /// the Rust core; Redis: DEBUG DIGEST), or null where it has none: its checks then read the
+    /// whole background back.
+    /// </summary>
+    string? Digest() => null;
 }
 
 /// <summary>The plain model a suite's stores are checked against.</summary>

@@ -63,6 +63,11 @@ public sealed class ServerDef
     public List<string> Prepare { get; set; } = [];
     /// <summary>The command that starts a disposable server; {port} stands for its port.</summary>
     public List<string> Start { get; set; } = [];
+    /// <summary>A disposable server answers DEBUG DIGEST: the check after each cell compares the
+    /// digest of the whole server with the one after the load instead of reading the background back.</summary>
+    public bool Digest { get; set; }
+    /// <summary>How its stores are checked after each cell, for the method text.</summary>
+    public Text Check { get; set; } = new();
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
