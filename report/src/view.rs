@@ -138,6 +138,8 @@ pub struct ServerView {
     /// The command that starts a disposable one.
     start: String,
     description: String,
+    /// How its stores are checked after each cell.
+    check: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -1127,6 +1129,7 @@ pub fn build(
                     .collect::<Vec<_>>()
                     .join(" "),
                 description: text(&s.description),
+                check: text(&s.check),
             })
             .collect(),
         clients: spec
