@@ -1,8 +1,9 @@
 //! What makes a number trustworthy: the background is loaded and checked, every operation is first
 //! run on the model (which refuses workloads that would corrupt doublets) and once on the store,
 //! checked, and the background is checked again after that iteration's undo (around what it
-//! touched) and after the last measured iteration (whole, by the store's digest where it has one). [`cell`] is that sequence, the one place the bench and the tests share;
-//! the Criterion wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
+//! touched) and after the last measured iteration (whole, by the store's digest where it has
+//! one). [`cell`] is that sequence, the one place the bench and the tests share; the Criterion
+//! wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
 //! show that a lossy store fails the run.
 
 use std::{
