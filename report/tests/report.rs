@@ -56,6 +56,40 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()
 }
 
+/// The checkout's spec, as the plan and the report read it.
+fn real_spec() -> redis_vs_doublets::spec::Spec {
+    redis_vs_doublets::spec::Spec::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
+        &redis_vs_doublets::check_request,
+    )
+    .unwrap()
+}
+
+/// The B = 1,000 fixture as a piece of round 1: measured at `fingerprint`, of `families`, in
+/// `language` on `servers`, through `clients` where it names some.
+fn piece(
+    fingerprint: &str,
+    families: &str,
+    language: &str,
+    servers: &str,
+    clients: Option<&str>,
+) -> String {
+    let clients = clients.map_or(String::new(), |c| format!("# clients: {c}\n"));
+    fixture("rust-b1000.txt")
+        .replace(
+            "# fingerprint: fixture",
+            &format!("# fingerprint: {fingerprint}"),
+        )
+        .replace(
+            "# families: doublets,redis",
+            &format!("# families: {families}"),
+        )
+        .replace(
+            "# language: rust\n",
+            &format!("# language: {language}\n# round: 1\n# servers: {servers}\n{clients}"),
+        )
+}
+
 /// The fixture at B = 10,000 measured with N = 100 too, so that both sizes share a line.
 fn b10000_n100() -> String {
     fixture("rust-b10000.txt").replace("# operations: 1000\n", "# operations: 100\n")
@@ -1223,27 +1257,11 @@ fn the_first_screen_holds_findings_that_the_results_back() {
 /// window is split, or flagged where no split is short enough.
 #[test]
 fn the_plan_lists_what_the_checkouts_code_lacks() {
-    use redis_vs_doublets::{check_request, results::ResultFile, spec::Spec};
+    use redis_vs_doublets::results::ResultFile;
     use report::plan::{pending, LONGEST_MINUTES};
-    let spec = Spec::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
-        &check_request,
-    )
-    .unwrap();
+    let spec = real_spec();
     let round = |fingerprint: &str, families: &str| {
-        let text = fixture("rust-b1000.txt")
-            .replace(
-                "# fingerprint: fixture",
-                &format!("# fingerprint: {fingerprint}"),
-            )
-            .replace(
-                "# families: doublets,redis",
-                &format!("# families: {families}"),
-            )
-            .replace(
-                "# language: rust\n",
-                "# language: rust\n# round: 1\n# servers: redis,garnet\n",
-            );
+        let text = piece(fingerprint, families, "rust", "redis,garnet", None);
         ResultFile::parse(&text, "r1.txt").unwrap()
     };
     let ids = |files: &[ResultFile]| -> Vec<String> {
@@ -1298,19 +1316,9 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
     assert!(vars.contains(&("BENCHMARK_CLIENTS".to_string(), "FreeRedis".to_string())));
     assert!(vars.contains(&("BENCHMARK_BACKEND".to_string(), "redis".to_string())));
     let csharp_round = |families: &str, clients: Option<&str>| {
-        let clients = clients.map_or(String::new(), |c| format!("# clients: {c}\n"));
-        let text = fixture("rust-b1000.txt")
-            .replace("# fingerprint: fixture", "# fingerprint: current")
-            .replace(
-                "# families: doublets,redis",
-                &format!("# families: {families}"),
-            )
+        let text = piece("current", families, "csharp", "redis", clients)
             .replace("# background_links: 1000", "# background_links: 1000000")
-            .replace("# operations: 100", "# operations: 1000")
-            .replace(
-                "# language: rust\n",
-                &format!("# language: csharp\n# round: 1\n# servers: redis\n{clients}"),
-            );
+            .replace("# operations: 100", "# operations: 1000");
         ResultFile::parse(&text, "c1.txt").unwrap()
     };
     let left = |files: &[ResultFile]| -> Vec<String> {
@@ -1340,33 +1348,17 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
 /// the older code's whole round stays published, never half replaced.
 #[test]
 fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
-    use redis_vs_doublets::{check_request, results::ResultFile, spec::Spec};
-    let spec = Spec::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
-        &check_request,
-    )
-    .unwrap();
+    use redis_vs_doublets::results::ResultFile;
+    let spec = real_spec();
     let file = |fingerprint: &str, families: &str, clients: Option<&str>| {
-        let clients = clients.map_or(String::new(), |c| format!("# clients: {c}\n"));
-        let text = fixture("rust-b1000.txt")
-            .replace(
-                "# fingerprint: fixture",
-                &format!("# fingerprint: {fingerprint}"),
-            )
-            .replace(
-                "# families: doublets,redis",
-                &format!("# families: {families}"),
-            )
-            .replace(
-                "# language: rust\n",
-                &format!("# language: csharp\n# round: 1\n# servers: redis\n{clients}"),
-            );
+        let text = piece(fingerprint, families, "csharp", "redis", clients);
         let date = if fingerprint == "newer" {
             "2026-12-05T10:00:00Z"
         } else {
             "2026-11-30T19:50:00Z"
         };
         let text = text.replace("2026-11-30T19:50:00Z", date);
+        let clients = clients.unwrap_or("every");
         ResultFile::parse(&text, &format!("{fingerprint}-{families}-{clients}.txt")).unwrap()
     };
     let kept = |files: Vec<ResultFile>| -> Vec<String> {
