@@ -115,7 +115,7 @@ for round in $(seq "$rounds"); do
   done
 done
 took=$((SECONDS - began))
-say "measured $rounds round(s) of ${languages} in $((took / 60)) min $((took % 60)) s: $(awk -v t="$took" -v e="$estimate" 'BEGIN { printf "%.2f", t / e }')× the estimate of warm-up and sampling ($((estimate / 60)) min $((estimate % 60)) s), loads and checks included"
+say "measured $rounds round(s) of ${languages} in $((took / 60)) min $((took % 60)) s: $(awk -v t="$took" -v e="$estimate" 'BEGIN { printf "%.2f", t / e }')× the estimate ($((estimate / 60)) min $((estimate % 60)) s of warm-up, sampling, loads and checks)"
 
 # The READMEs are made from the committed folder, never from target/ (which git ignores), so that
 # what this writes can be committed as it is and scripts/check-readme.sh passes on a clean clone.

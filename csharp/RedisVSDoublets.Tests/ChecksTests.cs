@@ -4,7 +4,8 @@ namespace RedisVSDoublets.Tests;
 /// The check after each cell, by digest where a store has one, as on the Rust side
 /// (rust/tests/checks.rs): one link or key changed behind the bench's back during the measured
 /// iterations fails the cell on every store with a digest, and the digest catches a change no
-/// probe reads.
+/// probe reads. After a read-only cell, a count of changes that has not moved stands for the
+/// digest; a change beside the cell moves it.
 /// </summary>
 public class ChecksTests(RedisFixture redis) : IClassFixture<RedisFixture>
 {
@@ -56,6 +57,29 @@ public class ChecksTests(RedisFixture redis) : IClassFixture<RedisFixture>
             var error = Sabotaged(make(), new UsageModel(), "typical", "kv_get", new UsageRequest(UsageVerb.Set, 2, 7));
             AssertCaught(error);
         }
+    }
+
+    [Fact]
+    public void RedisCountsItsChangesSoAReadOnlyCellNeedsNoDigestUnlessSomethingWrote()
+    {
+        var suite = Stores.Spec().Suites.Single(s => s.Id == "links");
+        var store = redis.Store<LinkRequest, Link, LinksCodec>();
+        var background = Stores.Load(store, new LinksModel(), suite, Sizes, 20, "redis");
+        Assert.NotNull(background.Changes);
+        Proof Cell(string operation)
+        {
+            var prepared = new Prepared<LinkRequest, Link>(suite.Operations.Single(o => o.Id == operation), Sizes);
+            return Checks.Cell(prepared, store, background, operation, () => prepared.Measure(store, operation)).Proof;
+        }
+        Assert.Equal(Proof.Unchanged, Cell("each_all"));
+        Assert.Equal(Proof.Digest, Cell("update"));
+        // The digest after a writing cell is a proof to count from.
+        Assert.Equal(Proof.Unchanged, Cell("each_outgoing"));
+        // A link set and set back by another client leaves the store as loaded but moves the
+        // count: the digest then decides, and finds the background.
+        var db = redis.Server.Connection.GetDatabase();
+        db.HashSet("links", "3", db.HashGet("links", "3"));
+        Assert.Equal(Proof.Digest, Cell("each_identity"));
     }
 
     [Fact]

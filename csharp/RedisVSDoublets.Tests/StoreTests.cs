@@ -285,7 +285,7 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         using var split = new DoubletsLinks(Layout.Split);
         var store = new Forgetful(split);
         Stores.Run<LinkRequest, Link>(split, requests);
-        var background = new Background<LinkRequest, Link, LinksModel>(model, 20, store.Census(), null);
+        var background = new Background<LinkRequest, Link, LinksModel>(model, 20, store.Census(), null, null);
         var measured = false;
         var e = Assert.Throws<ValidationException>(() => Checks.Cell(prepared, store, background, "delete/forgetful", () => measured = true));
         Assert.Contains("delete/forgetful: the background is damaged", e.Message);

@@ -9,7 +9,9 @@ public sealed class ValidationException(string message) : Exception(message);
 /// What makes a number trustworthy, as on the Rust side: the background is loaded and checked,
 /// every operation runs first on the model (which refuses workloads that would corrupt doublets)
 /// and once on the store, checked, and the background is checked again after that iteration's undo
-/// (around what it touched) and after measuring (whole, by the store's digest where it has one). <see cref="Checks.Cell"/> is that sequence, shared by the bench and the tests.
+/// (around what it touched) and after measuring (whole: by the store's count of changes where the
+/// operation only reads and the store keeps one, else by its digest where it has one, else read
+/// back). <see cref="Checks.Cell"/> is that sequence, shared by the bench and the tests.
 /// </summary>
 public sealed class Prepared<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
@@ -80,7 +82,7 @@ public sealed class Prepared<TRequest, TFound>
 /// reach, and the counts and digest the store gave after its checked load
 /// (<see cref="IStore{TRequest, TFound}.Census"/>, <see cref="IStore{TRequest, TFound}.Digest"/>).
 /// </summary>
-public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong reaches, string census, string? digest)
+public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong reaches, string census, string? digest, string? changes)
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TModel : IModel<TRequest, TFound>
@@ -90,29 +92,45 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
     public string Census { get; } = census;
     /// <summary>The store's digest after the checked load, where it has one.</summary>
     public string? Digest { get; } = digest;
+    /// <summary>The store's count of changes read before the last check that proved it held the
+    /// background: while the count stays, so does the background.</summary>
+    public string? Changes { get; private set; } = changes;
 
     /// <summary>Loads the requests into the store and checks it against the model, which holds them already.</summary>
     public static (Background<TRequest, TFound, TModel>, TimeSpan) Load<TStore>(TStore store, TModel model, TRequest[] requests, Tally expected, ulong reaches, string name)
         where TStore : IStore<TRequest, TFound>
     {
         var took = Checks.Load<TRequest, TFound, TStore, TModel>(store, model, requests, expected, name);
-        return (new(model, reaches, store.Census(), store.Digest()), took);
+        var changes = store.Changes();
+        Background<TRequest, TFound, TModel> loaded = new(model, reaches, store.Census(), store.Digest(), changes);
+        if (store.Changes() != changes)
+            throw new ValidationException($"{name}: the store changed while its counts and digest were taken after the load");
+        return (loaded, took);
     }
 
     /// <summary>
     /// The store holds exactly the background: its digest is the one after the load, where it has
     /// one; else every probe answers as the model does and its counts are those after the load. A
-    /// digest that differs fails, naming what differs where the probes find it.
+    /// digest that differs fails, naming what differs where the probes find it. The count of
+    /// changes is read first, so that a write during the check moves it past the proof.
     /// </summary>
-    public void Verify<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound>
+    public Proof Verify<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound>
+    {
+        var changes = store.Changes();
+        var proof = Prove(store, name);
+        Changes = changes;
+        return proof;
+    }
+
+    Proof Prove<TStore>(TStore store, string name) where TStore : IStore<TRequest, TFound>
     {
         if (Digest is null)
         {
             Verify(store, Model.Probes(Reaches), name);
-            return;
+            return Proof.ReadBack;
         }
         var now = store.Digest();
-        if (now == Digest) return;
+        if (now == Digest) return Proof.Digest;
         try { Verify(store, Model.Probes(Reaches), name); }
         catch (ValidationException e) { throw new ValidationException($"{e.Message} (its digest is {now}, {Digest} after the load)"); }
         throw new ValidationException($"{name}: the store's digest is {now}, but was {Digest} after loading the background; " +
@@ -126,6 +144,32 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
         var census = store.Census();
         if (census != Census) throw new ValidationException($"{name}: the store holds {census}, but held {Census} after loading the background");
     }
+}
+
+/// <summary>How a check proved that a store held the whole background after a cell.</summary>
+public enum Proof
+{
+    /// <summary>The store's count of changes stayed as it was at the last proof: nothing wrote since.</summary>
+    Unchanged,
+    /// <summary>The store's digest is the one after the load.</summary>
+    Digest,
+    /// <summary>Every probe answered as the model does, with the counts after the load.</summary>
+    ReadBack,
+}
+
+/// <summary>
+/// Where a cell's time went: its checked iteration with the check around it, its measured
+/// iterations (with their undos and the sampler's own work), and the whole check after them, with
+/// the proof it gave.
+/// </summary>
+public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Verify, Proof Proof)
+{
+    public string ProofText => Proof switch
+    {
+        Proof.Unchanged => "no change",
+        Proof.Digest => "digest",
+        _ => "read back",
+    };
 }
 
 public static class Checks
@@ -146,25 +190,36 @@ public static class Checks
     /// One cell: the checked iteration; for an operation that writes, the background checked after
     /// its undo around what the operation touched, with the store's counts (so a bad undo is blamed
     /// on its own operation); then <paramref name="measure"/>, then the whole background checked
-    /// again (by its digest where the store has one). A cell may print its time only after this
-    /// returns. A read-only operation gets no check around what it read: that can be the whole
-    /// background, which the check after the cell reads anyway.
+    /// again. A cell may print its time only after this returns. A read-only operation gets no
+    /// check around what it read: that can be the whole background, which the check after the
+    /// cell reads anyway; and where the store's count of changes has not moved since the last
+    /// proof, nothing wrote, so that count is its check.
     /// </summary>
-    public static void Cell<TRequest, TFound, TStore, TModel>(Prepared<TRequest, TFound> prepared, TStore store, Background<TRequest, TFound, TModel> background, string cell, Action measure)
+    public static Took Cell<TRequest, TFound, TStore, TModel>(Prepared<TRequest, TFound> prepared, TStore store, Background<TRequest, TFound, TModel> background, string cell, Action measure)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TStore : IStore<TRequest, TFound>
         where TModel : IModel<TRequest, TFound>
     {
+        var started = Stopwatch.StartNew();
         var found = prepared.Check(store, background.Model, cell);
         if (prepared.Writes)
         {
             try { background.Verify(store, background.Model.ProbesAround(found), cell); }
             catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the checked iteration and its undo)"); }
         }
+        var check = started.Elapsed;
         measure();
-        try { background.Verify(store, cell); }
-        catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the measured iterations)"); }
+        var measured = started.Elapsed - check;
+        Proof proof;
+        if (!prepared.Writes && background.Changes is not null && store.Changes() == background.Changes)
+            proof = Proof.Unchanged;
+        else
+        {
+            try { proof = background.Verify(store, cell); }
+            catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the measured iterations)"); }
+        }
+        return new(check, measured, started.Elapsed - check - measured, proof);
     }
 
     /// <summary>Runs a batch and returns what it reported, sorted (queries report in each store's own order).</summary>

@@ -39,6 +39,7 @@ public sealed class Bench(Options options)
     List<RedisServer> servers = [];
     uint round = 1;
     string fingerprint = "";
+    Progress progress = null!;
 
     /// <summary>Checks a request against the suite that will run it: the suites this harness knows.</summary>
     public static string? CheckRequest(string suite, string verb, ulong?[] args)
@@ -83,11 +84,11 @@ public sealed class Bench(Options options)
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
         using var stop = StartServers();
-        var (count, estimate) = Schedule();
+        var plan = Plan();
         Console.Error.WriteLine(options.Test
-            ? $"{count} cells to check once each (--test: nothing is measured)"
-            : $"fingerprint {fingerprint}; round {round}: {count} cells to measure: {Minutes(estimate)} of warm-up and sampling, loads and checks on top");
-        var started = System.Diagnostics.Stopwatch.StartNew();
+            ? $"{plan.Cells} cells to check once each (--test: nothing is measured)"
+            : $"fingerprint {fingerprint}; round {round}: {plan.Cells} cells to measure, about {Minutes(plan.Seconds)}: {Minutes(plan.Sampling)} of warm-up and sampling, {Minutes(plan.Loads)} of loads, {Minutes(plan.Checks)} of checks");
+        progress = new Progress(plan);
 
         foreach (var suite in spec.Suites)
         {
@@ -108,8 +109,7 @@ public sealed class Bench(Options options)
                     throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
         }
-        if (!options.Test)
-            Console.Error.WriteLine($"round {round} took {Minutes(started.Elapsed.TotalSeconds)} against {Minutes(estimate)} of sampling ({started.Elapsed.TotalSeconds / Math.Max(estimate, 1):F2}×)");
+        if (!options.Test) progress.Finish(round);
         if (results is not null) WriteResults(results);
         return 0;
     }
@@ -170,16 +170,66 @@ public sealed class Bench(Options options)
     static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
 
 
-    /// <summary>How many cells will be measured and the seconds their sampling takes (loading and checks come on top).</summary>
-    (int Cells, double Seconds) Schedule()
+    /// <summary>
+    /// What the round costs, counted as the Rust side's Spec::schedule counts it: the cells it will
+    /// measure with their warm-up and sampling, one load per suite and store (a server's clients
+    /// and modes share one), and the check after each cell, from the suites' overheads.
+    /// </summary>
+    Schedule Plan()
     {
-        var cells = (from suite in spec.Suites
-                     from cell in Cells(suite)
-                     where Runs(cell.Backend)
-                     from op in suite.Operations
-                     where options.Keeps($"{op.Id}/{cell.Name}")
-                     select spec.Family(spec.Backend(cell.Backend).Family).Sampling).ToList();
-        return (cells.Count, cells.Sum(s => s.WarmUpSeconds + s.MeasurementSeconds));
+        var plan = new Schedule();
+        foreach (var suite in spec.Suites)
+        {
+            var cells = (from cell in Cells(suite)
+                         where Runs(cell.Backend)
+                         from op in suite.Operations
+                         where options.Keeps($"{op.Id}/{cell.Name}")
+                         select (cell.Backend, op)).ToList();
+            plan = plan with
+            {
+                Cells = plan.Cells + cells.Count,
+                Sampling = plan.Sampling + cells.Sum(c => SamplingSeconds(c.Backend)),
+                Loads = plan.Loads + cells.DistinctBy(c => StoreOf(c.Backend)).Sum(c => LoadSeconds(suite, c.Backend)),
+                Checks = plan.Checks + cells.Sum(c => CheckSeconds(suite, c.op, c.Backend)),
+            };
+        }
+        return plan;
+    }
+
+    /// <summary>The store a backend runs on, as a suite's overheads name it: its server, else its family.</summary>
+    string StoreOf(string backend) => spec.Backend(backend).Server ?? spec.Backend(backend).Family;
+
+    double SamplingSeconds(string backend)
+    {
+        var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
+        return sampling.WarmUpSeconds + sampling.MeasurementSeconds;
+    }
+
+    double LoadSeconds(Suite suite, string backend) => PerRequest(suite, o => o.Load, backend);
+
+    /// <summary>One whole check of the store, or none where the operation only reads and its server counts its changes.</summary>
+    double CheckSeconds(Suite suite, Operation op, string backend) =>
+        !Writes(suite, op) && spec.Backend(backend).Server is { } id && spec.File.Servers.Single(s => s.Id == id).Changes.Count > 0
+            ? 0
+            : PerRequest(suite, o => o.Check, backend);
+
+    /// <summary>Whether the operation can change the store, as <see cref="Prepared{TRequest, TFound}.Writes"/> says: some request of its work writes, or it has an undo.</summary>
+    static bool Writes(Suite suite, Operation op) =>
+        op.Undo is not null || op.Work.Requests.Any(t =>
+        {
+            ulong?[] args = [.. t.Args.Select(a => a is null ? (ulong?)null : 1)];
+            return suite.Id switch
+            {
+                "links" => !LinkRequest.Build(t.Verb, args).Reads,
+                "typical" => !UsageRequest.Build(t.Verb, args).Reads,
+                _ => !PayloadRequest.Build(t.Verb, args).Reads,
+            };
+        });
+
+    double PerRequest(Suite suite, Func<OverheadDef, Dictionary<string, double>> costs, string backend)
+    {
+        var overhead = spec.File.Suites.Single(s => s.Id == suite.Id).OverheadUs;
+        return overhead is null ? 0 : costs(overhead).GetValueOrDefault(StoreOf(backend)) * (double)suite.Background.Count(sizes) / 1e6;
     }
 
     /// <summary>
@@ -222,7 +272,7 @@ public sealed class Bench(Options options)
             {
                 var cell = $"{p.Operation.Id}/{name}";
                 if (!options.Keeps(cell)) continue;
-                Console.Error.WriteLine($"{suite.Name}: {cell}…");
+                progress.Note($"{suite.Name}: {cell}…");
                 if (options.Test)
                 {
                     Checks.Cell(p, store, loaded, cell, () => p.Measure(store, cell));
@@ -230,7 +280,7 @@ public sealed class Bench(Options options)
                     continue;
                 }
                 var (median, sd) = (0.0, 0.0);
-                Checks.Cell(p, store, loaded, cell, () =>
+                var took = Checks.Cell(p, store, loaded, cell, () =>
                 {
                     // The previous cell's garbage is collected here, not while this one is sampled.
                     GC.Collect();
@@ -243,6 +293,7 @@ public sealed class Bench(Options options)
                         return ticks;
                     });
                 });
+                progress.Cell(cell, took, SamplingSeconds(backend) + CheckSeconds(suite, p.Operation, backend));
                 var line = Sampler.BencherLine(cell, median, sd);
                 lines.Add(line);
                 Console.WriteLine(line);
@@ -250,10 +301,20 @@ public sealed class Bench(Options options)
             done.Add(backend);
         }
 
-        Background<TRequest, TFound, TModel> Load(IStore<TRequest, TFound> store, string name)
+        // backend: any of the store's backends, which the spec's load estimate names it by.
+        Background<TRequest, TFound, TModel> Load(IStore<TRequest, TFound> store, string name, string backend)
         {
+            var started = System.Diagnostics.Stopwatch.StartNew();
             var (loaded, took) = Background<TRequest, TFound, TModel>.Load(store, model, background, expected, reaches, name);
-            Console.Error.WriteLine($"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F3} s (checked: {loaded.Census}; after each cell: {(loaded.Digest is null ? "read back whole" : "its digest")})");
+            var after = (loaded.Changes, loaded.Digest) switch
+            {
+                (not null, not null) => "its count of changes after a read-only cell, else its digest",
+                (null, not null) => "its digest",
+                _ => "read back whole",
+            };
+            progress.Loaded(string.Create(CultureInfo.InvariantCulture,
+                $"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F1} s, checked in {(started.Elapsed - took).TotalSeconds:F1} s (it holds {loaded.Census}; after each cell: {after})"),
+                LoadSeconds(suite, backend));
             return loaded;
         }
 
@@ -268,7 +329,7 @@ public sealed class Bench(Options options)
                 var store = doublets(layout);
                 try
                 {
-                    Measure(store, Load(store, backend), backend, backend);
+                    Measure(store, Load(store, backend, backend), backend, backend);
                 }
                 finally { (store as IDisposable)?.Dispose(); }
             }
@@ -283,7 +344,7 @@ public sealed class Bench(Options options)
                          where Selected(suite, name, backend)
                          select (client, mode, name, backend)).ToList();
             foreach (var (client, mode, name, _) in cells.Where(c => c.client.Refuses(suite.Id, c.mode) is not null))
-                Console.Error.WriteLine($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, mode)!.En}");
+                progress.Note($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, mode)!.En}");
             cells.RemoveAll(c => c.client.Refuses(suite.Id, c.mode) is not null);
             if (reversed) cells.Reverse();
             if (cells.Count == 0) return;
@@ -293,7 +354,7 @@ public sealed class Bench(Options options)
             try
             {
                 var checks = new StackExchangeClient(server.Claim(TCodec.Keys, allowFlush));
-                var loaded = Load(new RedisStore<TRequest, TFound, TCodec>(checks, server), server.Kind.Name);
+                var loaded = Load(new RedisStore<TRequest, TFound, TCodec>(checks, server), server.Kind.Name, cells[0].backend);
                 foreach (var group in cells.GroupBy(c => c.client))
                 {
                     using var client = Clients.Open(group.Key.Id, server);

@@ -56,6 +56,18 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Re
 
     public string? Digest() => server.HasDigest ? System.Text.Encoding.ASCII.GetString(checks.Call(new("DEBUG", ["DIGEST"])).Bytes()) : null;
 
+    public string? Changes()
+    {
+        if (server.Kind.Changes.Count == 0) return null;
+        var info = System.Text.Encoding.ASCII.GetString(checks.Call(new("INFO", ["persistence"])).Bytes()).Split('\n');
+        return string.Join(" ", server.Kind.Changes.Select(field =>
+        {
+            var line = info.FirstOrDefault(l => l.StartsWith(field + ":", StringComparison.Ordinal))
+                ?? throw new InvalidOperationException($"INFO persistence has no {field}");
+            return $"{field}:{line[(field.Length + 1)..].Trim()}";
+        }));
+    }
+
     public void Run<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound>
     {
         TRequest.Validate(batch);

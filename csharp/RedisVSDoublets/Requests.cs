@@ -57,6 +57,13 @@ public interface IStore<TRequest, TFound>
     /// whole background back.
     /// </summary>
     string? Digest() => null;
+
+    /// <summary>
+    /// The store's own count of every change made to its data, by any client, where it keeps one
+    /// that never goes back (else null): while it stays, nothing wrote, so a read-only cell that
+    /// leaves it as the last check found it left the background as that check proved it.
+    /// </summary>
+    string? Changes() => null;
 }
 
 /// <summary>The plain model a suite's stores are checked against.</summary>

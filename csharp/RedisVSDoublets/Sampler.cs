@@ -5,7 +5,9 @@ namespace RedisVSDoublets;
 /// <summary>
 /// Criterion's sampling, so both languages' numbers mean the same: a warm-up for the given time
 /// estimates the wall time of one iteration (its untimed undo included); then the given number of samples fills the measurement
-/// time, with iteration counts d, 2d, …, n·d (linear) or the same count in each sample (flat).
+/// time, with iteration counts d, 2d, …, n·d (linear) or the same count in each sample (flat), or
+/// linear unless its fewest iterations would take over twice the measurement time, then flat
+/// (auto, decided as Criterion decides it).
 /// Each sample is timed as a whole by the routine, which keeps the undo outside its timer.
 /// The result is the median of the per-sample averages and their standard deviation, in ns.
 /// </summary>
@@ -34,7 +36,9 @@ public static class Sampler
         var n = sampling.Samples;
         var budget = sampling.MeasurementSeconds * 1e9;
         var counts = new long[n];
-        if (sampling.Mode == "flat")
+        var linearRuns = n * (n + 1) / 2.0;
+        var linearNs = linearRuns * Math.Ceiling(budget / perIteration / linearRuns) * perIteration;
+        if (sampling.Mode == "flat" || sampling.Mode == "auto" && linearNs > 2 * budget)
         {
             var each = (long)Math.Max(1, Math.Ceiling(budget / (perIteration * n)));
             Array.Fill(counts, each);

@@ -66,6 +66,9 @@ public sealed class ServerDef
     /// <summary>A disposable server answers DEBUG DIGEST: the check after each cell compares the
     /// digest of the whole server with the one after the load instead of reading the background back.</summary>
     public bool Digest { get; set; }
+    /// <summary>The INFO persistence fields that together count every change to its data and never
+    /// go back (Redis: the saves and the changes since the last one); empty where it has none.</summary>
+    public List<string> Changes { get; set; } = [];
     /// <summary>How its stores are checked after each cell, for the method text.</summary>
     public Text Check { get; set; } = new();
     /// <summary>How to install it, for the error when it cannot start.</summary>
@@ -117,8 +120,17 @@ public sealed class SuiteDef
     public List<OperationDef> Operations { get; set; } = [];
     /// <summary>Bytes a run holds per background request: the harness always, each family's store while loaded.</summary>
     public Dictionary<string, ulong> MemoryPerRequest { get; set; } = [];
+    /// <summary>Microseconds per background request a round spends on each store beside sampling, for the estimates (the Rust side checks them).</summary>
+    public OverheadDef? OverheadUs { get; set; }
     /// <summary>The families that do not run this suite, each with the reason the README gives.</summary>
     public Dictionary<string, Text> LeftOut { get; set; } = [];
+}
+
+/// <summary>Microseconds per background request, by store (a server, else the family): its load with its checks, and one whole check after a cell.</summary>
+public sealed class OverheadDef
+{
+    public Dictionary<string, double> Load { get; set; } = [];
+    public Dictionary<string, double> Check { get; set; } = [];
 }
 
 public sealed class NotRunDef
@@ -305,8 +317,8 @@ public sealed class Spec
         foreach (var family in file.Families)
         {
             var sampling = family.Sampling;
-            if (sampling.Mode is not ("linear" or "flat"))
-                throw new SpecException($"{At("mode: " + sampling.Mode)}: unknown variant `{sampling.Mode}`, expected one of linear, flat");
+            if (sampling.Mode is not ("linear" or "flat" or "auto"))
+                throw new SpecException($"{At("mode: " + sampling.Mode)}: unknown variant `{sampling.Mode}`, expected one of linear, flat, auto");
             if (sampling.Samples < 10 || sampling.WarmUpSeconds <= 0 || sampling.MeasurementSeconds <= 0)
                 throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
         }
@@ -324,6 +336,21 @@ public sealed class Spec
                     throw new SpecException($"{At("left_out")}: left_out: \"{family}\" is not a family");
                 if (suite.Backends.FirstOrDefault(b => file.Backends.Any(d => d.Name == b && d.Family == family)) is { } listed)
                     throw new SpecException($"{At(listed)}: the suite leaves the family {family} out, but lists its backend {listed}");
+            }
+            if (suite.OverheadUs is { } overhead)
+            {
+                var stores = suite.Backends.Select(b => file.Backends.FirstOrDefault(d => d.Name == b)).OfType<BackendDef>()
+                    .Select(d => d.Server ?? d.Family).Distinct().ToList();
+                foreach (var (what, costs) in new[] { ("load", overhead.Load), ("check", overhead.Check) })
+                {
+                    var error = (string text) => new SpecException($"{At("overhead_us")}: overhead_us: {what}: {text}");
+                    if (costs.Keys.FirstOrDefault(k => !stores.Contains(k)) is { } key)
+                        throw error($"\"{key}\" is no store of the suite (they are {string.Join(", ", stores)})");
+                    if (stores.FirstOrDefault(s => !costs.ContainsKey(s)) is { } store)
+                        throw error($"{store} is missing");
+                    if (costs.FirstOrDefault(c => !(double.IsFinite(c.Value) && c.Value >= 0)) is { Key: { } bad, Value: var cost })
+                        throw error(string.Create(CultureInfo.InvariantCulture, $"{bad}: {cost} is not a number of microseconds"));
+                }
             }
         }
         Duplicates("client", file.Clients.Select(c => c.Id), At);

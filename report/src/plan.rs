@@ -262,8 +262,8 @@ pub fn pending(
 
 /// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family,
 /// then per server, then (C#) per client. A part's share of the round is its share of the spec's
-/// sampling time; Doublets' loads and checks are cheap, so its piece is its sampling time plus a
-/// tenth and the servers take the rest.
+/// estimate (sampling, loads and checks); Doublets' piece is its estimate, and the servers take
+/// the rest of the round's measured minutes.
 fn split(
     spec: &Spec,
     language: &str,
@@ -290,7 +290,7 @@ fn split(
         return vec![bench(None, servers, &[], minutes)];
     }
     let every_client = spec.clients_from(None).expect("every client");
-    let sampling = |families: &[&str], servers: &[String], clients: &[String]| {
+    let estimate = |families: &[&str], servers: &[String], clients: &[String]| {
         let families: Vec<String> = families.iter().map(|f| f.to_string()).collect();
         let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
         let clients: Vec<_> = every_client
@@ -299,23 +299,23 @@ fn split(
             .filter(|c| clients.is_empty() || clients.contains(&c.id))
             .collect();
         let through = (language == "csharp").then_some(&clients[..]);
-        spec.schedule(&families, &ids, through).1 / 60.0
+        spec.schedule(&families, &ids, through, &[b, n]).seconds() / 60.0
     };
-    let doublets = (sampling(&["doublets"], servers, &[]) * 1.1).min(minutes / 2.0);
+    let doublets = estimate(&["doublets"], servers, &[]).min(minutes / 2.0);
     let mut pieces = vec![bench(Some("doublets"), servers, &[], doublets)];
     let redis = minutes - doublets;
-    let whole = sampling(&["redis"], servers, &[]);
+    let whole = estimate(&["redis"], servers, &[]);
     for server in servers {
         let one = std::slice::from_ref(server);
-        let share = redis * sampling(&["redis"], one, &[]) / whole;
+        let share = redis * estimate(&["redis"], one, &[]) / whole;
         if share <= LONGEST_MINUTES || language != "csharp" {
             pieces.push(bench(Some("redis"), one, &[], share));
             continue;
         }
-        let on_server = sampling(&["redis"], one, &[]);
+        let on_server = estimate(&["redis"], one, &[]);
         for client in &every_client {
             let id = std::slice::from_ref(&client.id);
-            let part = share * sampling(&["redis"], one, id) / on_server;
+            let part = share * estimate(&["redis"], one, id) / on_server;
             pieces.push(bench(Some("redis"), one, id, part));
         }
     }

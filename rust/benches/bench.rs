@@ -19,7 +19,9 @@ use redis_vs_doublets::{
     links::{self, LinkRequest, LinksModel},
     load_spec,
     payload::{PayloadModel, PayloadRequest},
-    preflight, provenance,
+    preflight,
+    progress::Progress,
+    provenance,
     redis_server::{self, Server},
     redis_store::{Mode, RedisRequest},
     results::bencher_line,
@@ -82,12 +84,16 @@ fn run() -> anyhow::Result<()> {
         Vec::new()
     };
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
-    let (cells, estimate) = spec.schedule(&families, &server_ids, None);
+    let schedule = spec.schedule(&families, &server_ids, None, &sizes);
     eprintln!(
-        "fingerprint {fingerprint}; round {round}: {cells} cells to measure: {} of warm-up and sampling, loads and checks on top",
-        minutes(estimate)
+        "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}: {} of warm-up and sampling, {} of loads, {} of checks",
+        schedule.cells,
+        minutes(schedule.seconds()),
+        minutes(schedule.sampling),
+        minutes(schedule.loads),
+        minutes(schedule.checks)
     );
-    let started = std::time::Instant::now();
+    let mut progress = Progress::new(&schedule);
 
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     // The bench reads Criterion's median and standard deviation, point estimates that resampling
@@ -107,6 +113,7 @@ fn run() -> anyhow::Result<()> {
             allow_flush,
             reversed: round % 2 == 0,
             criterion: &mut criterion,
+            progress: &mut progress,
             output: &output,
             done: Vec::new(),
             measured: &mut measured,
@@ -130,12 +137,7 @@ fn run() -> anyhow::Result<()> {
         runner.finish()?;
     }
     criterion.final_summary();
-    eprintln!(
-        "round {round} took {} against {} of sampling ({:.2}×)",
-        minutes(started.elapsed().as_secs_f64()),
-        minutes(estimate),
-        started.elapsed().as_secs_f64() / estimate.max(1.0)
-    );
+    progress.finish(round);
 
     if let Some(path) = results {
         if measured.is_empty() {
@@ -282,6 +284,7 @@ struct Runner<'a> {
     /// This round measures the backends in reverse order.
     reversed: bool,
     criterion: &'a mut Criterion,
+    progress: &'a mut Progress,
     output: &'a Path,
     done: Vec<String>,
     /// Bencher lines of the cells that passed every check.
@@ -363,7 +366,14 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
             prepared,
             model,
         } = self;
-        let mut loaded = load(runner, background, prepared, model, store, name)?;
+        let mut loaded = load(
+            runner,
+            background,
+            prepared,
+            model,
+            store,
+            (name, backends[0]),
+        )?;
         for (k, backend) in backends.iter().enumerate() {
             switch(store, k);
             cells(runner, prepared, store, &mut loaded, backend)?;
@@ -396,38 +406,43 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
 }
 
 /// Loads the suite's background into `store`, checked against `model`, which holds it already.
+/// `backend`: any of the store's backends, which the spec's load estimate names it by.
 fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
-    runner: &Runner<'_>,
+    runner: &mut Runner<'_>,
     requests: &[R],
     prepared: &[Prepared<'_, R>],
     model: &'m mut M,
     store: &mut S,
-    name: &str,
+    (name, backend): (&str, &str),
 ) -> anyhow::Result<Background<'m, M>> {
     let suite = runner.suite;
     let expected = suite
         .background_expected
         .tally(runner.sizes)
         .map_err(anyhow::Error::msg)?;
-    eprintln!(
+    runner.progress.note(format!(
         "{}: loading {} into {name}…",
         suite.name.en,
         describe(&suite.background_description.en, runner)
-    );
+    ));
     let reaches = prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
+    let started = Instant::now();
     let (background, took) = Background::load(store, model, requests, expected, reaches, name)?;
-    eprintln!(
-        "{}: loaded {} requests into {name} in {:.3} s (checked: {}; after each cell: {})",
+    let text = format!(
+        "{}: loaded {} requests into {name} in {:.1} s, checked in {:.1} s (it holds {}; after each cell: {})",
         suite.name.en,
         requests.len(),
         took.as_secs_f64(),
+        (started.elapsed() - took).as_secs_f64(),
         background.census,
-        if background.digest.is_some() {
-            "its digest"
-        } else {
-            "read back whole"
+        match (&background.changes, &background.digest) {
+            (Some(_), Some(_)) => "its count of changes after a read-only cell, else its digest",
+            (None, Some(_)) => "its digest",
+            _ => "read back whole",
         }
     );
+    let planned = runner.spec.load_seconds(suite, backend, runner.sizes);
+    runner.progress.loaded(&text, planned);
     Ok(background)
 }
 
@@ -448,35 +463,49 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
         let id = &prepared.operation.id;
         let cell = format!("{id}/{backend}");
         let started = SystemTime::now();
-        harness::cell(prepared, store, background, &cell, |store| {
-            // Criterion fills its times with timed work alone, but each iteration also pays its
-            // untimed undo: an iteration's timed share of its wall time scales the spec's times, so
-            // that a cell takes about the spec's wall time, as the C# sampler's does. The share comes
-            // from one more iteration, which no sample includes.
-            let wall = Instant::now();
-            let timed = prepared.measure(store, &cell);
-            let share = (timed.as_secs_f64() / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0);
-            let _quiet = CriterionToStderr::new();
-            let mut group = runner.criterion.benchmark_group(id);
-            group
-                .sample_size(sampling.samples)
-                .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds * share))
-                .measurement_time(Duration::from_secs_f64(
-                    sampling.measurement_seconds * share,
-                ))
-                .sampling_mode(match sampling.mode {
-                    spec::SamplingMode::Linear => SamplingMode::Linear,
-                    spec::SamplingMode::Flat => SamplingMode::Flat,
+        let progress = &*runner.progress;
+        let took = harness::cell(prepared, store, background, &cell, |store| {
+            progress.suspend(|| {
+                // Criterion fills its times with timed work alone, but each iteration also pays its
+                // untimed undo: an iteration's timed share of its wall time scales the spec's times, so
+                // that a cell takes about the spec's wall time, as the C# sampler's does. The share comes
+                // from one more iteration, which no sample includes.
+                let wall = Instant::now();
+                let timed = prepared.measure(store, &cell);
+                let share = (timed.as_secs_f64() / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0);
+                let _quiet = CriterionToStderr::new();
+                let mut group = runner.criterion.benchmark_group(id);
+                group
+                    .sample_size(sampling.samples)
+                    .warm_up_time(Duration::from_secs_f64(sampling.warm_up_seconds * share))
+                    .measurement_time(Duration::from_secs_f64(
+                        sampling.measurement_seconds * share,
+                    ))
+                    .sampling_mode(match sampling.mode {
+                        spec::SamplingMode::Linear => SamplingMode::Linear,
+                        spec::SamplingMode::Flat => SamplingMode::Flat,
+                        spec::SamplingMode::Auto => SamplingMode::Auto,
+                    });
+                group.bench_function(backend, |b| {
+                    b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum())
                 });
-            group.bench_function(backend, |b| {
-                b.iter_custom(|iters| (0..iters).map(|_| prepared.measure(store, &cell)).sum())
-            });
-            group.finish();
+                group.finish();
+            })
         })?;
-        if let Some((median, sd)) = estimate(runner.output, id, backend, started)? {
-            let line = bencher_line(id, backend, median, sd);
-            println!("{line}");
-            runner.measured.push(line);
+        let sampling = runner.spec.sampling_seconds(backend);
+        let check =
+            runner
+                .spec
+                .check_seconds(runner.suite, prepared.operation, backend, runner.sizes);
+        match estimate(runner.output, id, backend, started)? {
+            Some((median, sd)) => {
+                runner.progress.cell(&cell, &took, sampling + check);
+                let line = bencher_line(id, backend, median, sd);
+                println!("{line}");
+                runner.measured.push(line);
+            }
+            // A filter or the test mode left it out: the plan had it, the round does not.
+            None => runner.progress.skipped(sampling, check),
         }
     }
     runner.done.push(backend.to_string());

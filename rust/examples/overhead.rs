@@ -151,7 +151,8 @@ impl Compare<'_> {
                 );
             }
         }
-        background.verify(&mut store, &backend)
+        background.verify(&mut store, &backend)?;
+        Ok(())
     }
 }
 

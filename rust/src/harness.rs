@@ -1,9 +1,10 @@
 //! What makes a number trustworthy: the background is loaded and checked, every operation is first
 //! run on the model (which refuses workloads that would corrupt doublets) and once on the store,
 //! checked, and the background is checked again after that iteration's undo (around what it
-//! touched) and after the last measured iteration (whole, by the store's digest where it has
-//! one). [`cell`] is that sequence, the one place the bench and the tests share; the Criterion
-//! wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
+//! touched) and after the last measured iteration (whole: by the store's count of changes where
+//! the operation only reads and the store keeps one, else by its digest where it has one, else
+//! read back). [`cell`] is that sequence, the one place the bench and the tests share; the
+//! Criterion wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
 //! show that a lossy store fails the run.
 
 use std::{
@@ -27,21 +28,58 @@ pub struct Background<'m, M> {
     pub census: Census,
     /// The store's digest after the checked load, where it has one ([`crate::digest`]).
     pub digest: Option<String>,
+    /// The store's count of changes ([`Store::changes`]) read before the last check that proved
+    /// it held the background: while the count stays, so does the background.
+    pub changes: Option<String>,
+}
+
+/// How a check proved that a store held the whole background after a cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proof {
+    /// The store's count of changes stayed as it was at the last proof: nothing wrote since.
+    Unchanged,
+    /// The store's digest is the one after the load.
+    Digest,
+    /// Every probe answered as the model does, with the counts after the load.
+    ReadBack,
+}
+
+impl fmt::Display for Proof {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Proof::Unchanged => "no change",
+            Proof::Digest => "digest",
+            Proof::ReadBack => "read back",
+        })
+    }
+}
+
+/// Where a cell's time went: its checked iteration with the check around it, its measured
+/// iterations (with their undos and the measuring library's own work), and the whole check after
+/// them, with the proof it gave.
+#[derive(Clone, Copy, Debug)]
+pub struct Took {
+    pub check: Duration,
+    pub measure: Duration,
+    pub verify: Duration,
+    pub proof: Proof,
 }
 
 /// One cell: the checked iteration; for an operation that writes, the background checked after its
 /// undo around what the operation touched, with the store's counts (so a bad undo is blamed on its
-/// own operation); then `measure`, then the whole background checked again (by its digest where the
-/// store has one). A cell may print its time only after this returns `Ok`. A read-only operation
-/// gets no check around what it read: that can be the whole background, which the check after
-/// the cell reads anyway.
+/// own operation); then `measure`, then the whole background checked again. A cell may print its
+/// time only after this returns `Ok`. A read-only operation gets no check around what it read:
+/// that can be the whole background, which the check after the cell reads anyway; and where the
+/// store's count of changes has not moved since the last proof, nothing wrote, so that count is
+/// its check.
 pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     prepared: &Prepared<'_, R>,
     store: &mut S,
     background: &mut Background<'_, M>,
     cell: &str,
     measure: impl FnOnce(&mut S),
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Took> {
+    let started = Instant::now();
     let found = prepared.check(store, background.model, cell)?;
     if prepared.writes() {
         let around = background.model.probes_around(&found);
@@ -49,10 +87,25 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
             .verify_probes(store, &around, cell)
             .map_err(|e| anyhow!("{e:#} (after the checked iteration and its undo)"))?;
     }
+    let check = started.elapsed();
     measure(store);
-    background
-        .verify(store, cell)
-        .map_err(|e| anyhow!("{e:#} (after the measured iterations)"))
+    let measure = started.elapsed() - check;
+    let unchanged = !prepared.writes()
+        && background.changes.is_some()
+        && store.changes()? == background.changes;
+    let proof = if unchanged {
+        Proof::Unchanged
+    } else {
+        background
+            .verify(store, cell)
+            .map_err(|e| anyhow!("{e:#} (after the measured iterations)"))?
+    };
+    Ok(Took {
+        check,
+        measure,
+        verify: started.elapsed() - check - measure,
+        proof,
+    })
 }
 
 impl<'m, M> Background<'m, M> {
@@ -71,16 +124,23 @@ impl<'m, M> Background<'m, M> {
         M: Model<R>,
     {
         let took = load(store, model, requests, expected, name)?;
+        let changes = store.changes()?;
         let census = store.census()?;
         let digest = store
             .digest()
             .map_err(|e| anyhow!("{name}: the digest after loading: {e:#}"))?;
+        if store.changes()? != changes {
+            bail!(
+                "{name}: the store changed while its counts and digest were taken after the load"
+            );
+        }
         Ok((
             Self {
                 model,
                 reaches,
                 census,
                 digest,
+                changes,
             },
             took,
         ))
@@ -88,25 +148,37 @@ impl<'m, M> Background<'m, M> {
 
     /// The store holds exactly the background: its digest is the one after the load, where it has
     /// one; else every probe answers as the model does and the store's counts are those after the
-    /// load. A digest that differs fails, naming what differs where the probes find it.
+    /// load. A digest that differs fails, naming what differs where the probes find it. The count
+    /// of changes is read first, so that a write during the check moves it past the proof.
     pub fn verify<R: Request, S: Store<R>>(
         &mut self,
         store: &mut S,
         name: &str,
-    ) -> anyhow::Result<()>
+    ) -> anyhow::Result<Proof>
+    where
+        M: Model<R>,
+    {
+        let changes = store.changes()?;
+        let proof = self.prove(store, name)?;
+        self.changes = changes;
+        Ok(proof)
+    }
+
+    fn prove<R: Request, S: Store<R>>(&mut self, store: &mut S, name: &str) -> anyhow::Result<Proof>
     where
         M: Model<R>,
     {
         let Some(loaded) = self.digest.clone() else {
             let probes = self.model.probes(self.reaches);
-            return self.verify_probes(store, &probes, name);
+            self.verify_probes(store, &probes, name)?;
+            return Ok(Proof::ReadBack);
         };
         let now = store
             .digest()
             .map_err(|e| anyhow!("{name}: the digest: {e:#}"))?
             .unwrap_or_default();
         if now == loaded {
-            return Ok(());
+            return Ok(Proof::Digest);
         }
         let probes = self.model.probes(self.reaches);
         self.verify_probes(store, &probes, name)
@@ -176,10 +248,9 @@ pub fn requests<R: Request>(work: &Work, sizes: &[u64], what: &str) -> anyhow::R
 }
 
 impl<'a, R: Request> Prepared<'a, R> {
-    /// Whether the operation can change the store: some request of its work writes, or it has an
-    /// undo.
+    /// Whether the operation can change the store ([`Operation::writes`]).
     pub fn writes(&self) -> bool {
-        !self.undo.is_empty() || self.work.iter().any(|r| !r.reads())
+        self.operation.writes()
     }
 
     pub fn new(operation: &'a Operation, sizes: &[u64]) -> anyhow::Result<Self> {

@@ -26,6 +26,7 @@ pub mod load;
 pub mod memory;
 pub mod payload;
 pub mod preflight;
+pub mod progress;
 pub mod provenance;
 pub mod redis_benchmark;
 pub mod redis_server;
@@ -52,12 +53,13 @@ pub fn spec_path() -> PathBuf {
     repository().join(spec::SPEC_PATH)
 }
 
-/// Checks a request against the suite that will run it: the suites this crate knows.
-pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<(), String> {
+/// Checks a request against the suite that will run it (the suites this crate knows), and says
+/// whether it only reads.
+pub fn check_request(suite: &str, verb: &str, args: &[Option<u64>]) -> Result<bool, String> {
     match suite {
-        "links" => links::LinkRequest::build(verb, args).map(drop),
-        "typical" => typical::UsageRequest::build(verb, args).map(drop),
-        "payload" => payload::PayloadRequest::build(verb, args).map(drop),
+        "links" => links::LinkRequest::build(verb, args).map(|r| r.reads()),
+        "typical" => typical::UsageRequest::build(verb, args).map(|r| r.reads()),
+        "payload" => payload::PayloadRequest::build(verb, args).map(|r| r.reads()),
         _ => Err(format!(
             "no store implements the suite \"{suite}\" (known: links, typical, payload)"
         )),

@@ -306,7 +306,8 @@ pub fn fingerprint(root: &Path, paths: &[String]) -> anyhow::Result<String> {
 
 /// What the spec measures, in a canonical form: its YAML parsed (so comments and layout go), every
 /// text a reader reads left out (a `description`, an `install` hint, every value given in both
-/// languages, `{en, ru}`, and the `publish` plan), and the rest written as JSON with sorted keys. So a wording fix
+/// languages, `{en, ru}`, the `publish` plan and the suites' `overhead_us` estimates), and the
+/// rest written as JSON with sorted keys. So a wording fix
 /// keeps the published results valid, and a changed size, request, sampling or server flag makes
 /// them stale.
 pub fn measured(spec: &[u8]) -> anyhow::Result<Vec<u8>> {
@@ -314,10 +315,12 @@ pub fn measured(spec: &[u8]) -> anyhow::Result<Vec<u8>> {
         match value {
             serde_json::Value::Object(map) => {
                 map.retain(|key, value| {
-                    // A plan of what to publish does not change what a result measured.
+                    // A plan of what to publish, or of how long it takes, does not change what a
+                    // result measured.
                     let prose = key == "description"
                         || key == "install"
                         || key == "publish"
+                        || key == "overhead_us"
                         || value.as_object().is_some_and(|m| {
                             m.len() == 2 && m.contains_key("en") && m.contains_key("ru")
                         });

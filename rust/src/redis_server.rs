@@ -555,6 +555,7 @@ impl Server {
             calls: self.scripting.calls(),
             window: self.kind.pipeline_window,
             digest: self.digest(),
+            changes: self.kind.changes.clone(),
         })
     }
 
@@ -575,6 +576,7 @@ impl Server {
             calls: self.scripting.calls(),
             window: self.kind.pipeline_window,
             digest: self.digest(),
+            changes: self.kind.changes.clone(),
         })
     }
 

@@ -80,6 +80,9 @@ pub struct RedisStore<C = Connection> {
     /// The server answers DEBUG DIGEST for this run: a disposable one whose spec says so (a
     /// digest covers every database, and a server the run did not start may use others).
     pub digest: bool,
+    /// The INFO persistence fields that count every change to the server's data
+    /// ([`crate::spec::ServerKind::changes`]).
+    pub changes: Vec<String>,
 }
 
 impl<C: ConnectionLike> RedisStore<C> {
@@ -192,6 +195,20 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
             "DEBUG DIGEST (the spec's start command must allow it: --enable-debug-command local)",
         )?;
         Ok(Some(digest))
+    }
+
+    fn changes(&mut self) -> anyhow::Result<Option<String>> {
+        if self.changes.is_empty() {
+            return Ok(None);
+        }
+        let info: String = redis::cmd("INFO").arg("persistence").query(&mut self.con)?;
+        let values = self.changes.iter().map(|field| {
+            info.lines()
+                .find_map(|line| line.strip_prefix(field.as_str())?.strip_prefix(':'))
+                .map(|value| format!("{field}:{}", value.trim()))
+                .with_context(|| format!("INFO persistence has no {field}"))
+        });
+        Ok(Some(values.collect::<anyhow::Result<Vec<_>>>()?.join(" ")))
     }
 }
 

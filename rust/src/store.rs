@@ -65,6 +65,13 @@ pub trait Store<R: Request> {
     fn digest(&mut self) -> anyhow::Result<Option<String>> {
         Ok(None)
     }
+
+    /// The store's own count of every change made to its data, by any client, where it keeps one
+    /// that never goes back (else `None`): while it stays, nothing wrote, so a read-only cell that
+    /// leaves it as the last check found it left the background as that check proved it.
+    fn changes(&mut self) -> anyhow::Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// A store several threads may read at once (doublets: readers share a store; writers need it

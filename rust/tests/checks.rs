@@ -1,11 +1,12 @@
 //! The check after each cell, by digest where a store has one: one link or key changed behind the
 //! bench's back during the measured iterations fails the cell, on every store that has a digest,
-//! and the digest catches a change no probe reads.
+//! and the digest catches a change no probe reads. After a read-only cell, a count of changes that
+//! has not moved stands for the digest; a change beside the cell moves it.
 
 mod common;
 
 use redis_vs_doublets::{
-    harness::{self, Background, Prepared},
+    harness::{self, Background, Prepared, Proof},
     links::{self, LinkRequest, LinksModel},
     redis_store::Mode,
     store::{Model, Request, Store},
@@ -23,13 +24,7 @@ fn sabotaged<R: Request, S: Store<R>, M: Model<R>>(
     sabotage: &[R],
 ) -> String {
     let spec = common::spec();
-    let suite_spec = spec.suite(suite).unwrap();
-    let operation = suite_spec
-        .operations
-        .iter()
-        .find(|o| o.id == operation)
-        .unwrap();
-    let prepared = Prepared::<R>::new(operation, &SIZES).unwrap();
+    let prepared = prepared::<R>(&spec, suite, operation);
     let mut model = M::default();
     let mut background: Background<'_, M> =
         common::load(store, &mut model, suite, &SIZES, 20, "sabotaged");
@@ -43,6 +38,16 @@ fn sabotaged<R: Request, S: Store<R>, M: Model<R>>(
     })
     .expect_err("a link changed behind the bench's back passed the check")
     .to_string()
+}
+
+fn prepared<'s, R: Request>(
+    spec: &'s redis_vs_doublets::spec::Spec,
+    suite: &str,
+    operation: &str,
+) -> Prepared<'s, R> {
+    let suite = spec.suite(suite).unwrap();
+    let operation = suite.operations.iter().find(|o| o.id == operation).unwrap();
+    Prepared::new(operation, &SIZES).unwrap()
 }
 
 fn assert_caught(error: &str, store: &str) {
@@ -88,6 +93,58 @@ fn a_link_changed_behind_the_bench_fails_the_cell_on_every_store_with_a_digest()
         );
         assert_caught(&error, &server.backend(mode));
     }
+}
+
+#[test]
+fn redis_counts_its_changes_so_a_read_only_cell_needs_no_digest_unless_something_wrote() {
+    let spec = common::spec();
+    let server = common::server();
+    let mut store = common::redis(&server, Mode::Transaction);
+    let mut model = LinksModel::default();
+    let mut background: Background<'_, LinksModel> =
+        common::load(&mut store, &mut model, "links", &SIZES, 20, "Redis");
+    assert!(background.changes.is_some(), "Redis counts its changes");
+    let cell = |store: &mut _, background: &mut Background<'_, LinksModel>, op| {
+        let prepared = prepared::<LinkRequest>(&spec, "links", op);
+        harness::cell(&prepared, store, background, op, |store| {
+            prepared.measure(store, op);
+        })
+        .unwrap()
+        .proof
+    };
+    assert_eq!(
+        cell(&mut store, &mut background, "each_all"),
+        Proof::Unchanged
+    );
+    assert_eq!(cell(&mut store, &mut background, "update"), Proof::Digest);
+    assert_eq!(
+        cell(&mut store, &mut background, "each_outgoing"),
+        Proof::Unchanged,
+        "the digest after a writing cell is a proof to count from"
+    );
+    // A link set and set back by another client leaves the store as loaded but moves the count:
+    // the digest then decides, and finds the background.
+    let mut behind = server.connect().unwrap();
+    let field: String = redis::cmd("HGET")
+        .arg(&["links", "3"])
+        .query(&mut behind)
+        .unwrap();
+    redis::cmd("HSET")
+        .arg(&["links", "3", &field])
+        .exec(&mut behind)
+        .unwrap();
+    assert_eq!(
+        cell(&mut store, &mut background, "each_identity"),
+        Proof::Digest
+    );
+    // A link changed behind a read-only cell fails it.
+    let error = sabotaged::<_, _, LinksModel>(
+        &mut common::redis(&server, Mode::Pipeline),
+        "links",
+        "each_all",
+        &A_LINK_CHANGED,
+    );
+    assert_caught(&error, "Redis_Pipeline each_all");
 }
 
 #[test]

@@ -208,8 +208,11 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     assert!(!spec.runs("Garnet_Pipeline", &families, &["redis"]));
     assert!(spec.runs("Garnet_Pipeline", &families, &["redis", "garnet"]));
     assert!(spec.runs("Doublets_Split_Volatile", &families, &[]));
-    let (one, _) = spec.schedule(&families, &["redis"], None);
-    let (two, _) = spec.schedule(&families, &["redis", "garnet"], None);
+    let cells = |servers: &[&str], clients| {
+        spec.schedule(&families, servers, clients, &[1000, 100])
+            .cells
+    };
+    let (one, two) = (cells(&["redis"], None), cells(&["redis", "garnet"], None));
     let operations: usize = spec.suites.iter().map(|s| s.operations.len()).sum();
     assert_eq!(
         two - one,
@@ -218,7 +221,7 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     );
     // C# runs each server cell through every client, but not the modes a client cannot run.
     let every = spec.clients_from(None).unwrap();
-    let (through_clients, _) = spec.schedule(&families, &["redis"], Some(&every));
+    let through_clients = cells(&["redis"], Some(&every));
     let payload = spec.suite("payload").unwrap().operations.len();
     assert_eq!(
         through_clients - one,
@@ -235,7 +238,7 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
         ["CSRedisCore", "FreeRedis"]
     );
     let free_redis = spec.clients_from(Some("FreeRedis".into())).unwrap();
-    let (through_one, _) = spec.schedule(&families, &["redis"], Some(&free_redis));
+    let through_one = cells(&["redis"], Some(&free_redis));
     assert_eq!(
         through_one,
         one - payload,
@@ -533,4 +536,60 @@ fn the_publish_plan_is_checked_against_the_spec() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
+    let spec = load_spec().unwrap();
+    let sizes = [1_000_000, 1000];
+    let redis = vec!["redis".to_string()];
+    let plan = |servers: &[&str], clients| spec.schedule(&redis, servers, clients, &sizes);
+    let (on_redis, on_garnet) = (plan(&["redis"], None), plan(&["garnet"], None));
+    assert_eq!(on_redis.cells, on_garnet.cells);
+    assert_eq!(
+        on_redis.sampling,
+        on_redis.cells as f64 * 3.0,
+        "3 s a server cell"
+    );
+    assert!(on_redis.loads > 0.0 && on_redis.checks > 0.0);
+    // One load per suite and store: three modes, or C#'s clients, share it.
+    let every = spec.clients_from(None).unwrap();
+    let through_clients = plan(&["redis"], Some(&every));
+    assert_eq!(through_clients.loads, on_redis.loads);
+    assert!(through_clients.checks > on_redis.checks);
+    // Redis counts its changes, so its read-only cells need no check; Garnet reads every one back.
+    let links = spec.suite("links").unwrap();
+    let read_only = links
+        .operations
+        .iter()
+        .find(|o| o.id == "each_all")
+        .unwrap();
+    let writes = links.operations.iter().find(|o| o.id == "update").unwrap();
+    let check = |op, backend| spec.check_seconds(links, op, backend, &sizes);
+    assert_eq!(check(read_only, "Redis_Pipeline"), 0.0);
+    assert!(check(writes, "Redis_Pipeline") > 0.0);
+    assert!(check(read_only, "Garnet_Pipeline") > 0.0);
+    // The costs scale with the background.
+    let small = spec.schedule(&redis, &["redis"], None, &[1000, 100]);
+    assert!((on_redis.loads / small.loads - 1000.0).abs() < 1e-6);
+    // A suite's overheads name each of its stores.
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let error = parse(&real.replacen("redis: 28, garnet: 19", "redis: 28", 1))
+        .map(drop)
+        .unwrap_err();
+    assert!(
+        error.contains("overhead_us: load: garnet is missing"),
+        "{error}"
+    );
+    let error = parse(&real.replacen(
+        "redis: 28, garnet: 19",
+        "redis: 28, garnet: 19, keydb: 1",
+        1,
+    ))
+    .map(drop)
+    .unwrap_err();
+    assert!(
+        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, redis, garnet)"),
+        "{error}"
+    );
 }

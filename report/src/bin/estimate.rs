@@ -1,11 +1,14 @@
-//! `cargo run -q --release -p report --bin estimate -- ROUNDS LANGUAGES`: the warm-up and sampling
-//! time spec/benchmarks.yaml asks of a whole comparison (every cell of the families
-//! BENCHMARK_BACKEND and the servers BENCHMARK_SERVERS select, in each language and round), which `examples/run-comparison.sh`
-//! prints before it starts and compares its real time with at the end. Loading and checking the
-//! backgrounds come on top.
+//! `cargo run -q --release -p report --bin estimate -- ROUNDS LANGUAGES`: the time spec/benchmarks.yaml
+//! plans for a whole comparison (every cell of the families BENCHMARK_BACKEND and the servers
+//! BENCHMARK_SERVERS select, at the sizes BENCHMARK_BACKGROUND_LINKS and BENCHMARK_LINKS set, in each
+//! language and round: warm-up and sampling, and the suites' overheads for loads and checks), which
+//! `examples/run-comparison.sh` prints before it starts and compares its real time with at the end.
 
 use anyhow::{bail, Context};
-use redis_vs_doublets::{check_request, spec::Spec};
+use redis_vs_doublets::{
+    check_request,
+    spec::{Schedule, Spec},
+};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,22 +40,37 @@ fn main() -> anyhow::Result<()> {
     let clients = spec
         .clients_from(std::env::var(&spec.client_env).ok())
         .map_err(anyhow::Error::msg)?;
-    let per_language: Vec<(usize, f64)> = languages
+    let sizes = spec
+        .sizes_from(|var| std::env::var(var).ok())
+        .map_err(anyhow::Error::msg)?;
+    let per_language: Vec<Schedule> = languages
         .iter()
-        .map(|l| spec.schedule(&families, &ids, (*l == "csharp").then_some(&clients[..])))
+        .map(|l| {
+            spec.schedule(
+                &families,
+                &ids,
+                (*l == "csharp").then_some(&clients[..]),
+                &sizes,
+            )
+        })
         .collect();
-    let seconds: f64 = per_language.iter().map(|(_, s)| s).sum::<f64>() * f64::from(rounds);
+    let total =
+        |part: fn(&Schedule) -> f64| per_language.iter().map(part).sum::<f64>() * f64::from(rounds);
     let cells: Vec<String> = languages
         .iter()
         .zip(&per_language)
-        .map(|(l, (cells, _))| format!("{cells} cells of {l}"))
+        .map(|(l, s)| format!("{} cells of {l}", s.cells))
         .collect();
     // Whole seconds on stdout for the script; the sentence on stderr for the reader.
-    println!("{}", seconds.ceil());
+    println!("{}", total(Schedule::seconds).ceil());
+    let minutes = |seconds: f64| format!("{:.1} min", seconds / 60.0);
     eprintln!(
-        "estimate: {:.1} min of warm-up and sampling ({rounds} round(s) × ({})), loads and checks on top",
-        seconds / 60.0,
-        cells.join(" + ")
+        "estimate: {} ({rounds} round(s) × ({})): {} of warm-up and sampling, {} of loads, {} of checks",
+        minutes(total(Schedule::seconds)),
+        cells.join(" + "),
+        minutes(total(|s| s.sampling)),
+        minutes(total(|s| s.loads)),
+        minutes(total(|s| s.checks))
     );
     Ok(())
 }

@@ -33,11 +33,16 @@ pub struct Text {
     pub ru: String,
 }
 
+/// Criterion's sampling modes: iteration counts d, 2d, …, n·d (linear), the same count in every
+/// sample (flat), or linear unless its fewest iterations would take over twice the measurement
+/// time, then flat (auto, Criterion's default: a cell whose iteration reads a million links would
+/// otherwise take 5,050 of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SamplingMode {
     Linear,
     Flat,
+    Auto,
 }
 
 /// The memory measurement: the B it is published at, and its method text.
@@ -114,6 +119,32 @@ pub struct LoadOperation {
     pub redis_benchmark: Option<String>,
 }
 
+/// Microseconds per background request a round spends on a store beside its sampling, keyed by
+/// store ([`Spec::store_of`]): its load with the checks after it, and one whole check after a cell.
+/// A suite without them (a test's spec) is estimated by its sampling alone.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overhead {
+    pub load: std::collections::BTreeMap<String, f64>,
+    pub check: std::collections::BTreeMap<String, f64>,
+}
+
+/// What a round costs: its cells, and the seconds of their sampling, of the stores' loads and of
+/// the checks after the cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Schedule {
+    pub cells: usize,
+    pub sampling: f64,
+    pub loads: f64,
+    pub checks: f64,
+}
+
+impl Schedule {
+    pub fn seconds(&self) -> f64 {
+        self.sampling + self.loads + self.checks
+    }
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sampling {
@@ -121,6 +152,17 @@ pub struct Sampling {
     pub samples: usize,
     pub warm_up_seconds: f64,
     pub measurement_seconds: f64,
+}
+
+/// `costs[store]` microseconds for each request of the suite's background at `sizes`, in seconds.
+fn per_request(
+    costs: &std::collections::BTreeMap<String, f64>,
+    store: &str,
+    suite: &Suite,
+    sizes: &[u64],
+) -> f64 {
+    let requests = suite.background.count(sizes).unwrap_or(0) as f64;
+    costs.get(store).copied().unwrap_or(0.0) * requests / 1e6
 }
 
 /// The items a variable names (comma-separated ids, each once), or `defaults` where it is unset
@@ -233,6 +275,8 @@ mod wire {
         pub prepare: Vec<String>,
         pub start: Spanned<Vec<String>>,
         pub digest: bool,
+        #[serde(default)]
+        pub changes: Vec<String>,
         pub check: Text,
         pub install: String,
         pub description: Text,
@@ -274,6 +318,7 @@ mod wire {
         pub background: Background,
         pub operations: Vec<Operation>,
         pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
+        pub overhead_us: Option<Spanned<super::Overhead>>,
         pub left_out: Option<Spanned<std::collections::BTreeMap<String, Text>>>,
     }
 
@@ -356,6 +401,9 @@ pub struct ServerKind {
     /// A disposable server answers DEBUG DIGEST: the check after each cell compares the digest
     /// of the whole server with the one after the load, instead of reading the background back.
     pub digest: bool,
+    /// The INFO persistence fields that together count every change to its data and never go
+    /// back (Redis: the saves and the changes since the last one); empty where it has none.
+    pub changes: Vec<String>,
     /// How its stores are checked after each cell, for the method text.
     pub check: Text,
     /// How to install it, for the error when it cannot start.
@@ -419,6 +467,8 @@ pub enum Arg {
 pub struct Template {
     pub verb: String,
     pub args: Vec<Arg>,
+    /// The request only reads (its suite's store says so).
+    pub reads: bool,
     pub text: String,
     pub at: String,
 }
@@ -460,6 +510,8 @@ pub struct Suite {
     /// family's while its store is loaded. Estimates, used to refuse sizes this machine cannot
     /// hold before any work.
     pub memory_per_request: std::collections::BTreeMap<String, u64>,
+    /// What a round spends on each of the suite's stores beside sampling, for the estimates.
+    pub overhead_us: Overhead,
     /// The families that do not run this suite, each with the reason the README gives.
     pub left_out: std::collections::BTreeMap<String, Text>,
 }
@@ -485,11 +537,11 @@ pub struct Spec {
 }
 
 /// Checks that a suite's store understands a request: `(suite id, verb, arguments)`, where `None`
-/// stands for `*`. Errors say what the verb expects.
-pub type RequestCheck<'a> = &'a dyn Fn(&str, &str, &[Option<u64>]) -> Result<(), String>;
+/// stands for `*`, and says whether it only reads. Errors say what the verb expects.
+pub type RequestCheck<'a> = &'a dyn Fn(&str, &str, &[Option<u64>]) -> Result<bool, String>;
 
 /// [`RequestCheck`] with the suite already chosen: `(verb, arguments)`.
-type SuiteCheck<'a> = &'a dyn Fn(&str, &[Option<u64>]) -> Result<(), String>;
+type SuiteCheck<'a> = &'a dyn Fn(&str, &[Option<u64>]) -> Result<bool, String>;
 
 impl Spec {
     pub fn load(path: &Path, check: RequestCheck<'_>) -> Result<Self, SpecError> {
@@ -545,37 +597,94 @@ impl Spec {
                 .is_none_or(|id| servers.contains(&id))
     }
 
-    /// How many cells such a run measures, and the seconds the spec's warm-up and sampling take
-    /// for them (loading and checking come on top). `clients`: the C# harness measures each server
-    /// backend through each of these clients that runs its mode; `None`, the Rust harness, through
-    /// redis-rs alone.
+    /// What a round of `families` on `servers` costs at `sizes`: its cells, the spec's warm-up and
+    /// sampling for them, and the suites' overheads for the loads (one per suite and store: a
+    /// server's modes and clients share one) and for the checks after the cells
+    /// ([`Spec::check_seconds`]). `clients`: the C# harness measures each server backend through
+    /// each of these clients that runs its mode; `None`, the Rust harness, through redis-rs alone.
     pub fn schedule(
         &self,
         families: &[String],
         servers: &[&str],
         clients: Option<&[&Client]>,
-    ) -> (usize, f64) {
-        let mut cells = 0;
-        let mut seconds = 0.0;
+        sizes: &[u64],
+    ) -> Schedule {
+        let mut schedule = Schedule::default();
         for suite in &self.suites {
+            let mut loaded: Vec<&str> = Vec::new();
             for backend in &suite.backends {
-                if self.runs(backend, families, servers) {
-                    let def = self.backend(backend);
-                    let sampling = &self.family(&def.family).sampling;
-                    let times = match (&def.server, clients) {
-                        (Some(_), Some(clients)) => clients
-                            .iter()
-                            .filter(|c| c.refuses(&suite.id, backend).is_none())
-                            .count(),
-                        _ => 1,
-                    };
-                    cells += suite.operations.len() * times;
-                    seconds += (suite.operations.len() * times) as f64
-                        * (sampling.warm_up_seconds + sampling.measurement_seconds);
+                if !self.runs(backend, families, servers) {
+                    continue;
+                }
+                let def = self.backend(backend);
+                let through = match (&def.server, clients) {
+                    (Some(_), Some(clients)) => clients
+                        .iter()
+                        .filter(|c| c.refuses(&suite.id, backend).is_none())
+                        .count(),
+                    _ => 1,
+                };
+                let store = self.store_of(backend);
+                if !loaded.contains(&store) {
+                    loaded.push(store);
+                    schedule.loads += self.load_seconds(suite, backend, sizes);
+                }
+                for _ in 0..through {
+                    for operation in &suite.operations {
+                        schedule.cells += 1;
+                        schedule.sampling += self.sampling_seconds(backend);
+                        schedule.checks += self.check_seconds(suite, operation, backend, sizes);
+                    }
                 }
             }
         }
-        (cells, seconds)
+        schedule
+    }
+
+    /// The store a backend runs on, as a suite's overheads name it: its server, else its family.
+    pub fn store_of(&self, backend: &str) -> &str {
+        let def = self.backend(backend);
+        def.server.as_deref().unwrap_or(&def.family)
+    }
+
+    /// The seconds of warm-up and sampling the spec asks of a cell of `backend`.
+    pub fn sampling_seconds(&self, backend: &str) -> f64 {
+        let sampling = &self.family(&self.backend(backend).family).sampling;
+        sampling.warm_up_seconds + sampling.measurement_seconds
+    }
+
+    /// The seconds loading the suite's background into `backend`'s store takes, with its checks.
+    pub fn load_seconds(&self, suite: &Suite, backend: &str, sizes: &[u64]) -> f64 {
+        per_request(
+            &suite.overhead_us.load,
+            self.store_of(backend),
+            suite,
+            sizes,
+        )
+    }
+
+    /// The seconds of the check after a cell of `operation` on `backend`: one whole check of the
+    /// store, or none where the operation only reads and the store's server counts its changes,
+    /// which then stand for the check.
+    pub fn check_seconds(
+        &self,
+        suite: &Suite,
+        operation: &Operation,
+        backend: &str,
+        sizes: &[u64],
+    ) -> f64 {
+        let counted = self
+            .server_of(backend)
+            .is_some_and(|server| !server.changes.is_empty());
+        if !operation.writes() && counted {
+            return 0.0;
+        }
+        per_request(
+            &suite.overhead_us.check,
+            self.store_of(backend),
+            suite,
+            sizes,
+        )
     }
 
     /// The backend and client a C# cell's backend name stands for: `Redis_Pipeline_FreeRedis` is
@@ -656,6 +765,14 @@ impl Spec {
                     )
                 }),
         }
+    }
+}
+
+impl Operation {
+    /// Whether the operation can change the store: some request of its work writes, or it has an
+    /// undo.
+    pub fn writes(&self) -> bool {
+        self.undo.is_some() || self.work.requests.iter().any(|t| !t.reads)
     }
 }
 
@@ -888,6 +1005,7 @@ impl Resolver<'_> {
                 prepare: server.prepare,
                 start: server.start.value,
                 digest: server.digest,
+                changes: server.changes,
                 check: server.check,
                 install: server.install,
                 description: server.description,
@@ -986,6 +1104,9 @@ impl Resolver<'_> {
                     );
                 }
             }
+            if let Some(overhead) = &suite.overhead_us {
+                self.overhead(overhead, &suite.backends, &backends)?;
+            }
             let background = self.work(
                 suite.background.range,
                 suite.background.requests,
@@ -1016,6 +1137,7 @@ impl Resolver<'_> {
                 backends: suite.backends.into_iter().map(|b| b.value).collect(),
                 background_description: suite.background.description,
                 memory_per_request: suite.memory_per_request.value,
+                overhead_us: suite.overhead_us.map(|o| o.value).unwrap_or_default(),
                 left_out: suite.left_out.map(|l| l.value).unwrap_or_default(),
                 background,
                 background_expected,
@@ -1308,11 +1430,12 @@ impl Resolver<'_> {
                 .iter()
                 .map(|a| matches!(a, Arg::Value(_)).then_some(1))
                 .collect();
-            check(&verb, &probe)
+            let reads = check(&verb, &probe)
                 .map_err(|e| self.error(&request, format!("\"{}\": {e}", request.value)))?;
             templates.push(Template {
                 verb,
                 args,
+                reads,
                 text: request.value.clone(),
                 at: self.at(&request),
             });
@@ -1324,6 +1447,47 @@ impl Resolver<'_> {
             range,
             requests: templates,
         })
+    }
+
+    /// A suite's overheads name each of its stores once, in microseconds.
+    fn overhead(
+        &self,
+        overhead: &Spanned<Overhead>,
+        listed: &[Spanned<String>],
+        backends: &[Backend],
+    ) -> Result<(), SpecError> {
+        let mut stores: Vec<&str> = listed
+            .iter()
+            .filter_map(|b| backends.iter().find(|d| d.name == b.value))
+            .map(|d| d.server.as_deref().unwrap_or(&d.family))
+            .collect();
+        stores.dedup();
+        let error =
+            |what: &str, text: String| self.error(overhead, format!("overhead_us: {what}: {text}"));
+        for (what, costs) in [
+            ("load", &overhead.value.load),
+            ("check", &overhead.value.check),
+        ] {
+            if let Some(key) = costs.keys().find(|k| !stores.contains(&k.as_str())) {
+                return Err(error(
+                    what,
+                    format!(
+                        "\"{key}\" is no store of the suite (they are {})",
+                        stores.join(", ")
+                    ),
+                ));
+            }
+            if let Some(store) = stores.iter().find(|s| !costs.contains_key(**s)) {
+                return Err(error(what, format!("{store} is missing")));
+            }
+            if let Some((key, cost)) = costs.iter().find(|(_, c)| !(c.is_finite() && **c >= 0.0)) {
+                return Err(error(
+                    what,
+                    format!("{key}: {cost} is not a number of microseconds"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn expected(
