@@ -66,7 +66,7 @@ public sealed class Bench(Options options)
         if (options.List)
         {
             foreach (var suite in spec.Suites)
-                foreach (var (cell, _) in Cells(suite))
+                foreach (var (cell, _, _) in Cells(suite))
                     foreach (var op in suite.Operations.Where(op => options.Keeps($"{op.Id}/{cell}")))
                         Console.WriteLine($"{op.Id}/{cell}: benchmark");
             return 0;
@@ -87,7 +87,7 @@ public sealed class Bench(Options options)
         var plan = Plan();
         Console.Error.WriteLine(options.Test
             ? $"{plan.Cells} cells to check once each (--test: nothing is measured)"
-            : $"fingerprint {fingerprint}; round {round}: {plan.Cells} cells to measure, about {Minutes(plan.Seconds)}: {Minutes(plan.Sampling)} of warm-up and sampling, {Minutes(plan.Loads)} of loads, {Minutes(plan.Checks)} of checks");
+            : $"fingerprint {fingerprint}; round {round}: {plan.Cells} cells to measure, about {plan.Describe()}");
         progress = new Progress(plan);
 
         foreach (var suite in spec.Suites)
@@ -184,26 +184,33 @@ public sealed class Bench(Options options)
                          where Runs(cell.Backend)
                          from op in suite.Operations
                          where options.Keeps($"{op.Id}/{cell.Name}")
-                         select (cell.Backend, op)).ToList();
-            plan = plan with
-            {
-                Cells = plan.Cells + cells.Count,
-                Sampling = plan.Sampling + cells.Sum(c => SamplingSeconds(c.Backend)),
-                Loads = plan.Loads + cells.DistinctBy(c => StoreOf(c.Backend)).Sum(c => LoadSeconds(suite, c.Backend)),
-                Checks = plan.Checks + cells.Sum(c => CheckSeconds(suite, c.op, c.Backend)),
-            };
+                         select (cell, op)).ToList();
+            foreach (var (cell, op) in cells) plan = plan.Plus(CellSeconds(suite, op, cell.Backend, cell.Client));
+            plan = plan with { Loads = plan.Loads + cells.DistinctBy(c => StoreOf(c.cell.Backend)).Sum(c => LoadSeconds(suite, c.cell.Backend)) };
         }
         return plan;
     }
 
-    /// <summary>The store a backend runs on, as a suite's overheads name it: its server, else its family.</summary>
-    string StoreOf(string backend) => spec.Backend(backend).Server ?? spec.Backend(backend).Family;
-
-    double SamplingSeconds(string backend)
+    /// <summary>
+    /// One cell's cost, as the Rust side's Spec::cell_seconds counts it: the spec's warm-up and
+    /// sampling, what its fewest iterations take beyond them (one in the warm-up at least, and one
+    /// per sample, or k in linear mode, each reporting its items at the suite's cost per item for
+    /// the client or store), and the check after it.
+    /// </summary>
+    Schedule CellSeconds(Suite suite, Operation op, string backend, string? client)
     {
         var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
-        return sampling.WarmUpSeconds + sampling.MeasurementSeconds;
+        var found = spec.File.Suites.Single(s => s.Id == suite.Id).OverheadUs?.Found ?? [];
+        var perItem = client is not null && found.TryGetValue(client, out var c) ? c : found.GetValueOrDefault(StoreOf(backend));
+        double n = sampling.Samples;
+        var fewest = sampling.Mode == "linear" ? n * (n + 1) / 2 : n;
+        var budget = sampling.WarmUpSeconds + sampling.MeasurementSeconds;
+        var shortest = (1 + fewest) * perItem * op.Expected.Tally(sizes).Count / 1e6;
+        return new(1, budget, Math.Max(shortest - budget, 0), 0, CheckSeconds(suite, op, backend));
     }
+
+    /// <summary>The store a backend runs on, as a suite's overheads name it: its server, else its family.</summary>
+    string StoreOf(string backend) => spec.Backend(backend).Server ?? spec.Backend(backend).Family;
 
     double LoadSeconds(Suite suite, string backend) => PerRequest(suite, o => o.Load, backend);
 
@@ -234,13 +241,14 @@ public sealed class Bench(Options options)
 
     /// <summary>
     /// The suite's cells by backend: a Doublets backend once, a server backend once per client
-    /// (named as <see cref="ClientDef.Backend"/> says), with the backend each stands for.
+    /// (named as <see cref="ClientDef.Backend"/> says), with the backend each stands for and the
+    /// client it runs through.
     /// </summary>
-    IEnumerable<(string Name, string Backend)> Cells(Suite suite) =>
+    IEnumerable<(string Name, string Backend, string? Client)> Cells(Suite suite) =>
         from backend in suite.Backends
         from client in spec.Backend(backend).Server is null ? [null] : clients.Cast<ClientDef?>()
         where client?.Refuses(suite.Id, ModeOf(backend)) is null
-        select (client?.Backend(backend) ?? backend, backend);
+        select (client?.Backend(backend) ?? backend, backend, client?.Id);
 
     /// <summary>A server backend's mode: the part of its name after the server's (Redis_Pipeline).</summary>
     static Mode ModeOf(string backend) => Enum.Parse<Mode>(backend[(backend.IndexOf('_') + 1)..]);
@@ -265,7 +273,7 @@ public sealed class Bench(Options options)
         var reaches = prepared.Max(p => p.Reaches);
         var done = new List<string>();
 
-        void Measure(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> loaded, string name, string backend)
+        void Measure(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> loaded, string name, string backend, string? client = null)
         {
             var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
             foreach (var p in prepared)
@@ -293,7 +301,7 @@ public sealed class Bench(Options options)
                         return ticks;
                     });
                 });
-                progress.Cell(cell, took, SamplingSeconds(backend) + CheckSeconds(suite, p.Operation, backend));
+                progress.Cell(cell, took, CellSeconds(suite, p.Operation, backend, client).Seconds);
                 var line = Sampler.BencherLine(cell, median, sd);
                 lines.Add(line);
                 Console.WriteLine(line);
@@ -362,7 +370,7 @@ public sealed class Bench(Options options)
                     foreach (var (_, mode, name, backend) in group)
                     {
                         redis.Mode = mode;
-                        Measure(redis, loaded, name, backend);
+                        Measure(redis, loaded, name, backend, group.Key.Id);
                     }
                 }
             }

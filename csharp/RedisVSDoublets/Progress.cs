@@ -3,10 +3,19 @@ using System.Globalization;
 
 namespace RedisVSDoublets;
 
-/// <summary>What a round costs: its cells, and the seconds of their sampling, of the stores' loads and of the checks after the cells.</summary>
-public readonly record struct Schedule(int Cells, double Sampling, double Loads, double Checks)
+/// <summary>What a round costs, as the Rust side's Schedule says: its cells, and the seconds of their sampling, of what their fewest iterations take beyond it, of the stores' loads and of the checks after the cells.</summary>
+public readonly record struct Schedule(int Cells, double Sampling, double Beyond, double Loads, double Checks)
 {
-    public double Seconds => Sampling + Loads + Checks;
+    public double Seconds => Sampling + Beyond + Loads + Checks;
+
+    public Schedule Plus(Schedule other) =>
+        new(Cells + other.Cells, Sampling + other.Sampling, Beyond + other.Beyond, Loads + other.Loads, Checks + other.Checks);
+
+    public string Describe()
+    {
+        static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
+        return $"{Minutes(Seconds)}: {Minutes(Sampling)} of warm-up and sampling, {Minutes(Beyond)} beyond it for the fewest iterations of slow cells, {Minutes(Loads)} of loads, {Minutes(Checks)} of checks";
+    }
 }
 
 /// <summary>

@@ -131,6 +131,8 @@ public sealed class OverheadDef
 {
     public Dictionary<string, double> Load { get; set; } = [];
     public Dictionary<string, double> Check { get; set; } = [];
+    /// <summary>Per item an iteration reports, by store or client.</summary>
+    public Dictionary<string, double> Found { get; set; } = [];
 }
 
 public sealed class NotRunDef
@@ -341,12 +343,15 @@ public sealed class Spec
             {
                 var stores = suite.Backends.Select(b => file.Backends.FirstOrDefault(d => d.Name == b)).OfType<BackendDef>()
                     .Select(d => d.Server ?? d.Family).Distinct().ToList();
-                foreach (var (what, costs) in new[] { ("load", overhead.Load), ("check", overhead.Check) })
+                var named = stores.Concat(file.Clients.Select(c => c.Id)).ToList();
+                foreach (var (what, costs, keys) in new[] { ("load", overhead.Load, stores), ("check", overhead.Check, stores), ("found", overhead.Found, named) })
                 {
                     var error = (string text) => new SpecException($"{At("overhead_us")}: overhead_us: {what}: {text}");
-                    if (costs.Keys.FirstOrDefault(k => !stores.Contains(k)) is { } key)
-                        throw error($"\"{key}\" is no store of the suite (they are {string.Join(", ", stores)})");
-                    if (stores.FirstOrDefault(s => !costs.ContainsKey(s)) is { } store)
+                    if (costs.Keys.FirstOrDefault(k => !keys.Contains(k)) is { } key)
+                        throw error(what == "found"
+                            ? $"\"{key}\" is no store of the suite or client (the stores are {string.Join(", ", stores)})"
+                            : $"\"{key}\" is no store of the suite (they are {string.Join(", ", stores)})");
+                    if (what != "found" && stores.FirstOrDefault(s => !costs.ContainsKey(s)) is { } store)
                         throw error($"{store} is missing");
                     if (costs.FirstOrDefault(c => !(double.IsFinite(c.Value) && c.Value >= 0)) is { Key: { } bad, Value: var cost })
                         throw error(string.Create(CultureInfo.InvariantCulture, $"{bad}: {cost} is not a number of microseconds"));

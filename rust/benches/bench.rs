@@ -86,12 +86,9 @@ fn run() -> anyhow::Result<()> {
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
     let schedule = spec.schedule(&families, &server_ids, None, &sizes);
     eprintln!(
-        "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}: {} of warm-up and sampling, {} of loads, {} of checks",
+        "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}",
         schedule.cells,
-        minutes(schedule.seconds()),
-        minutes(schedule.sampling),
-        minutes(schedule.loads),
-        minutes(schedule.checks)
+        schedule.describe()
     );
     let mut progress = Progress::new(&schedule);
 
@@ -199,10 +196,6 @@ fn estimate(
             .with_context(|| format!("{}: no {field}", path.display()))
     };
     Ok(Some((point("median")?, point("std_dev")?)))
-}
-
-fn minutes(seconds: f64) -> String {
-    format!("{:.1} min", seconds / 60.0)
 }
 
 /// A suite on both doublets stores and on each server in its three modes (in reverse on even
@@ -492,20 +485,22 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
                 group.finish();
             })
         })?;
-        let sampling = runner.spec.sampling_seconds(backend);
-        let check =
-            runner
-                .spec
-                .check_seconds(runner.suite, prepared.operation, backend, runner.sizes);
+        let planned = runner.spec.cell_seconds(
+            runner.suite,
+            prepared.operation,
+            backend,
+            None,
+            runner.sizes,
+        );
         match estimate(runner.output, id, backend, started)? {
             Some((median, sd)) => {
-                runner.progress.cell(&cell, &took, sampling + check);
+                runner.progress.cell(&cell, &took, planned.seconds());
                 let line = bencher_line(id, backend, median, sd);
                 println!("{line}");
                 runner.measured.push(line);
             }
             // A filter or the test mode left it out: the plan had it, the round does not.
-            None => runner.progress.skipped(sampling, check),
+            None => runner.progress.skipped(&planned),
         }
     }
     runner.done.push(backend.to_string());

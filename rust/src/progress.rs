@@ -57,12 +57,12 @@ impl Progress {
         ));
     }
 
-    /// A cell the round planned (`sampling` and `check` seconds) but did not measure: a filter or
-    /// the test mode left it out.
-    pub fn skipped(&mut self, sampling: f64, check: f64) {
-        self.plan.cells -= 1;
-        self.plan.sampling -= sampling;
-        self.plan.checks -= check;
+    /// A cell the round planned but did not measure: a filter or the test mode left it out.
+    pub fn skipped(&mut self, cell: &Schedule) {
+        self.plan.cells -= cell.cells;
+        self.plan.sampling -= cell.sampling;
+        self.plan.beyond -= cell.beyond;
+        self.plan.checks -= cell.checks;
         self.bar.set_length(self.plan.cells as u64);
     }
 

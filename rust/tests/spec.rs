@@ -381,10 +381,10 @@ fn the_fingerprint_follows_what_the_spec_measures_not_its_prose() {
         ),
         ("measurement_seconds: 2 }", "measurement_seconds: 1 }", true),
         ("--loglevel, warning,", "--loglevel, notice,", true),
-        // What is published, and how long it took, is a plan, not what a result measured.
+        // What is published, and how long it takes, is a plan, not what a result measured.
         (
-            "{ background: 1000, operations: 100, rounds: 3,",
-            "{ background: 1000, operations: 100, rounds: 5,",
+            "{ background: 1000, operations: 100, rounds: 3 }",
+            "{ background: 1000, operations: 100, rounds: 5 }",
             false,
         ),
         (
@@ -509,9 +509,9 @@ fn the_publish_plan_is_checked_against_the_spec() {
             "\"keydb\" is not one of the spec's servers",
         ),
         (
-            "minutes: { rust: 7.5, csharp: 21.9 }",
-            "minutes: { rust: 7.5, go: 21.9 }",
-            "minutes are per language (rust, csharp)",
+            "servers: { csharp: [redis] }",
+            "servers: { go: [redis] }",
+            "servers are per language (rust, csharp)",
         ),
         (
             "load_minutes: { rust: [11, 16.1]",
@@ -524,8 +524,8 @@ fn the_publish_plan_is_checked_against_the_spec() {
             "memory: one run per memory size (5), not 4",
         ),
         (
-            "{ background: 1000, operations: 100, rounds: 3,",
-            "{ background: 1000, operations: 2000, rounds: 3,",
+            "{ background: 1000, operations: 100, rounds: 3 }",
+            "{ background: 1000, operations: 2000, rounds: 3 }",
             "N must be from 1 to B",
         ),
     ] {
@@ -569,6 +569,18 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     assert_eq!(check(read_only, "Redis_Pipeline"), 0.0);
     assert!(check(writes, "Redis_Pipeline") > 0.0);
     assert!(check(read_only, "Garnet_Pipeline") > 0.0);
+    // A cell whose fewest iterations outlast its sampling is planned at their length: each_all
+    // reports every link, and a server cell runs 11 iterations at least.
+    let beyond = |backend, client, sizes: &[u64]| {
+        spec.cell_seconds(links, read_only, backend, client, sizes)
+            .beyond
+    };
+    assert!(beyond("Redis_Pipeline", None, &sizes) > 0.0);
+    assert!(
+        beyond("Redis_Pipeline", Some("FreeRedis"), &sizes)
+            > 10.0 * beyond("Redis_Pipeline", None, &sizes)
+    );
+    assert_eq!(beyond("Redis_Pipeline", None, &[1000, 100]), 0.0);
     // The costs scale with the background.
     let small = spec.schedule(&redis, &["redis"], None, &[1000, 100]);
     assert!((on_redis.loads / small.loads - 1000.0).abs() < 1e-6);

@@ -75,14 +75,14 @@ pub struct PublishedRun {
     pub servers: Option<Vec<String>>,
 }
 
-/// One published bench size: its rounds, and the minutes one round of each language took.
+/// One published bench size and its rounds, in both languages (a plan estimates each round with
+/// [`Spec::schedule`]).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PublishedSize {
     pub background: u64,
     pub operations: u64,
     pub rounds: u32,
-    pub minutes: std::collections::BTreeMap<String, f64>,
     /// The languages that run on fewer servers than the plan's, with theirs.
     #[serde(default)]
     pub servers: std::collections::BTreeMap<String, Vec<String>>,
@@ -119,29 +119,60 @@ pub struct LoadOperation {
     pub redis_benchmark: Option<String>,
 }
 
-/// Microseconds per background request a round spends on a store beside its sampling, keyed by
-/// store ([`Spec::store_of`]): its load with the checks after it, and one whole check after a cell.
-/// A suite without them (a test's spec) is estimated by its sampling alone.
+/// Microseconds a round spends on a store beside its sampling: per background request, keyed by
+/// store ([`Spec::store_of`]), its load with the checks after it and one whole check after a cell;
+/// and per item an iteration reports, keyed by store or by C# client (which then replaces its
+/// store's), what reading it back costs, so that a cell whose fewest iterations outlast its
+/// sampling time is planned at their length. A suite without them (a test's spec) is estimated by
+/// its sampling alone.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Overhead {
     pub load: std::collections::BTreeMap<String, f64>,
     pub check: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub found: std::collections::BTreeMap<String, f64>,
 }
 
-/// What a round costs: its cells, and the seconds of their sampling, of the stores' loads and of
-/// the checks after the cells.
+/// What a round costs: its cells, and the seconds of their sampling, of what their fewest
+/// iterations take beyond it, of the stores' loads and of the checks after the cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Schedule {
     pub cells: usize,
     pub sampling: f64,
+    pub beyond: f64,
     pub loads: f64,
     pub checks: f64,
 }
 
 impl Schedule {
     pub fn seconds(&self) -> f64 {
-        self.sampling + self.loads + self.checks
+        self.sampling + self.beyond + self.loads + self.checks
+    }
+
+    /// Both schedules' cells and seconds together.
+    pub fn plus(&self, other: &Schedule) -> Schedule {
+        Schedule {
+            cells: self.cells + other.cells,
+            sampling: self.sampling + other.sampling,
+            beyond: self.beyond + other.beyond,
+            loads: self.loads + other.loads,
+            checks: self.checks + other.checks,
+        }
+    }
+
+    /// "19.5 min: 8.0 min of warm-up and sampling, 0.4 min beyond it …, 1.3 min of loads, 10.2
+    /// min of checks".
+    pub fn describe(&self) -> String {
+        let minutes = |seconds: f64| format!("{:.1} min", seconds / 60.0);
+        format!(
+            "{}: {} of warm-up and sampling, {} beyond it for the fewest iterations of slow cells, {} of loads, {} of checks",
+            minutes(self.seconds()),
+            minutes(self.sampling),
+            minutes(self.beyond),
+            minutes(self.loads),
+            minutes(self.checks)
+        )
     }
 }
 
@@ -617,23 +648,23 @@ impl Spec {
                     continue;
                 }
                 let def = self.backend(backend);
-                let through = match (&def.server, clients) {
+                let through: Vec<Option<&str>> = match (&def.server, clients) {
                     (Some(_), Some(clients)) => clients
                         .iter()
                         .filter(|c| c.refuses(&suite.id, backend).is_none())
-                        .count(),
-                    _ => 1,
+                        .map(|c| Some(c.id.as_str()))
+                        .collect(),
+                    _ => vec![None],
                 };
                 let store = self.store_of(backend);
                 if !loaded.contains(&store) {
                     loaded.push(store);
                     schedule.loads += self.load_seconds(suite, backend, sizes);
                 }
-                for _ in 0..through {
+                for client in through {
                     for operation in &suite.operations {
-                        schedule.cells += 1;
-                        schedule.sampling += self.sampling_seconds(backend);
-                        schedule.checks += self.check_seconds(suite, operation, backend, sizes);
+                        let cell = self.cell_seconds(suite, operation, backend, client, sizes);
+                        schedule = schedule.plus(&cell);
                     }
                 }
             }
@@ -647,10 +678,39 @@ impl Spec {
         def.server.as_deref().unwrap_or(&def.family)
     }
 
-    /// The seconds of warm-up and sampling the spec asks of a cell of `backend`.
-    pub fn sampling_seconds(&self, backend: &str) -> f64 {
+    /// What one cell of `operation` on `backend` (through the C# `client`, if any) costs: the
+    /// spec's warm-up and sampling, what its fewest iterations take beyond them (Criterion's warm-up
+    /// runs one at least, and each sample one, or in linear mode k), and the check after it.
+    pub fn cell_seconds(
+        &self,
+        suite: &Suite,
+        operation: &Operation,
+        backend: &str,
+        client: Option<&str>,
+        sizes: &[u64],
+    ) -> Schedule {
         let sampling = &self.family(&self.backend(backend).family).sampling;
-        sampling.warm_up_seconds + sampling.measurement_seconds
+        let found = &suite.overhead_us.found;
+        let per_item = client
+            .and_then(|c| found.get(c))
+            .or_else(|| found.get(self.store_of(backend)))
+            .copied()
+            .unwrap_or(0.0);
+        let items = operation.expected.tally(sizes).map_or(0, |t| t.count());
+        let n = sampling.samples as f64;
+        let fewest = match sampling.mode {
+            SamplingMode::Linear => n * (n + 1.0) / 2.0,
+            SamplingMode::Flat | SamplingMode::Auto => n,
+        };
+        let budget = sampling.warm_up_seconds + sampling.measurement_seconds;
+        let shortest = (1.0 + fewest) * per_item * items as f64 / 1e6;
+        Schedule {
+            cells: 1,
+            sampling: budget,
+            beyond: (shortest - budget).max(0.0),
+            loads: 0.0,
+            checks: self.check_seconds(suite, operation, backend, sizes),
+        }
     }
 
     /// The seconds loading the suite's background into `backend`'s store takes, with its checks.
@@ -1105,7 +1165,8 @@ impl Resolver<'_> {
                 }
             }
             if let Some(overhead) = &suite.overhead_us {
-                self.overhead(overhead, &suite.backends, &backends)?;
+                let clients: Vec<&str> = wire.clients.iter().map(|c| c.id.value.as_str()).collect();
+                self.overhead(overhead, &suite.backends, &backends, &clients)?;
             }
             let background = self.work(
                 suite.background.range,
@@ -1249,8 +1310,8 @@ impl Resolver<'_> {
 
     /// The load section, checked against the suites: each operation is one suite's, and does its
     /// work and its undo once per i of 1..=N, so that a client can run them one i at a time.
-    /// The published pieces: known servers and languages, N ≤ B, rounds and minutes above 0, and
-    /// a minutes figure for every `load` and `memory` size.
+    /// The published pieces: known servers and languages, N ≤ B, rounds above 0, and a minutes
+    /// figure above 0 for every `load` and `memory` size.
     fn publish(
         &self,
         publish: Spanned<Publish>,
@@ -1276,10 +1337,9 @@ impl Resolver<'_> {
                     "bench at B = {b}: N must be from 1 to B and rounds above 0"
                 ));
             }
-            let languages_known = size.minutes.keys().chain(size.servers.keys()).all(language);
-            if !languages_known || size.minutes.values().any(|m| *m <= 0.0) {
+            if !size.servers.keys().all(language) {
                 return fail(format!(
-                    "bench at B = {b}: minutes are per language ({}), each above 0",
+                    "bench at B = {b}: servers are per language ({})",
                     LANGUAGES.join(", ")
                 ));
             }
@@ -1449,12 +1509,14 @@ impl Resolver<'_> {
         })
     }
 
-    /// A suite's overheads name each of its stores once, in microseconds.
+    /// A suite's overheads give microseconds: for loads and checks, one for each of its stores;
+    /// per item found, for some of its stores or C# clients.
     fn overhead(
         &self,
         overhead: &Spanned<Overhead>,
         listed: &[Spanned<String>],
         backends: &[Backend],
+        clients: &[&str],
     ) -> Result<(), SpecError> {
         let mut stores: Vec<&str> = listed
             .iter()
@@ -1464,20 +1526,26 @@ impl Resolver<'_> {
         stores.dedup();
         let error =
             |what: &str, text: String| self.error(overhead, format!("overhead_us: {what}: {text}"));
-        for (what, costs) in [
-            ("load", &overhead.value.load),
-            ("check", &overhead.value.check),
+        let named: Vec<&str> = stores.iter().chain(clients).copied().collect();
+        for (what, costs, keys) in [
+            ("load", &overhead.value.load, &stores),
+            ("check", &overhead.value.check, &stores),
+            ("found", &overhead.value.found, &named),
         ] {
-            if let Some(key) = costs.keys().find(|k| !stores.contains(&k.as_str())) {
+            if let Some(key) = costs.keys().find(|k| !keys.contains(&k.as_str())) {
+                let (them, they) = match what {
+                    "found" => ("store of the suite or client", "the stores are"),
+                    _ => ("store of the suite", "they are"),
+                };
                 return Err(error(
                     what,
-                    format!(
-                        "\"{key}\" is no store of the suite (they are {})",
-                        stores.join(", ")
-                    ),
+                    format!("\"{key}\" is no {them} ({they} {})", stores.join(", ")),
                 ));
             }
-            if let Some(store) = stores.iter().find(|s| !costs.contains_key(**s)) {
+            if let Some(store) = stores
+                .iter()
+                .find(|s| what != "found" && !costs.contains_key(**s))
+            {
                 return Err(error(what, format!("{store} is missing")));
             }
             if let Some((key, cost)) = costs.iter().find(|(_, c)| !(c.is_finite() && **c >= 0.0)) {
