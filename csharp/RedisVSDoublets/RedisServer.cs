@@ -331,12 +331,28 @@ public sealed class RedisServer : IDisposable
         throw new InvalidOperationException($"could not start a disposable {kind.Name}: {last?.Message}");
     }
 
+    /// <summary>
+    /// A free loopback port that no other server of this process was given, as on the Rust side: a
+    /// port is free when picked and taken only when the server binds it, seconds later for Garnet,
+    /// and tests start servers in parallel; a second server given the same port meanwhile would bind
+    /// it first, so that the first one's readiness check found the other's server.
+    /// </summary>
     static int FreePort()
     {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
+        lock (Given)
+        {
+            for (var attempt = 0; attempt < 100; attempt++)
+            {
+                using var listener = new TcpListener(IPAddress.Loopback, 0);
+                listener.Start();
+                var port = ((IPEndPoint)listener.LocalEndpoint).Port;
+                if (Given.Add(port)) return port;
+            }
+            throw new InvalidOperationException("no free loopback port that this run has not given out already");
+        }
     }
+
+    static readonly HashSet<int> Given = [];
 
     /// <summary>Everything a run needs of the server, checked before any work and without writing.</summary>
     public void Preflight(bool allowFlush)

@@ -162,6 +162,17 @@ pub struct DisposableServer {
     pub url: String,
 }
 
+/// A free loopback port that no other server of this process was given. A port is free when
+/// picked and taken only when the server binds it, seconds later for Garnet (a .NET tool); tests
+/// start servers in parallel, and a second server given the same port meanwhile would bind it
+/// first, so that the first one's readiness check found the other's server.
+fn free_port() -> Option<u16> {
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    (0..100).find_map(|_| portpicker::pick_unused_port().filter(|&port| given.insert(port)))
+}
+
 impl DisposableServer {
     /// Starts a server of `kind` on a free loopback port, after its `prepare` command.
     pub fn start(kind: &ServerKind) -> anyhow::Result<Self> {
@@ -190,8 +201,8 @@ impl DisposableServer {
         let mut last_error = None;
         // A free port can be taken between picking and binding it: try a few.
         for _ in 0..5 {
-            let port = portpicker::pick_unused_port()
-                .with_context(|| format!("no free loopback port for {}", kind.name))?;
+            let port =
+                free_port().with_context(|| format!("no free loopback port for {}", kind.name))?;
             match Self::start_on(kind, port) {
                 Ok(server) => return Ok(server),
                 Err(e) => last_error = Some(e),
