@@ -2,7 +2,8 @@
 # Runs the whole comparison at one size in R rounds, puts its result files into docs/sample-results
 # (replacing that size's earlier ones) and updates the READMEs' results from that folder:
 #   examples/run-comparison.sh B [N]      (N defaults to 100)
-# Environment: BENCHMARK_ROUNDS (default 3; even rounds measure the backends in reverse order),
+# Environment: BENCHMARK_ROUNDS (default 6, the fewest whose interval for a median reaches 95%;
+# even rounds measure the backends in reverse order),
 # BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
 # BENCHMARK_SERVERS (default redis; e.g. redis,garnet), BENCHMARK_CPUS (a taskset CPU list: pins
 # the benches and the disposable servers they start), REDIS_URL (use that server instead of
@@ -21,7 +22,7 @@ operations=${2:-100}
 [[ $operations =~ ^[1-9][0-9]{0,17}$ ]] || { echo "error: N=$operations is not a whole number from 1 to 10^18" >&2; usage; }
 [ "$operations" -le "$background" ] || { echo "error: N=$operations is more than B=$background (N operations reach at most B links)" >&2; usage; }
 languages=${BENCHMARK_LANGUAGES:-rust,csharp}
-rounds=${BENCHMARK_ROUNDS:-3}
+rounds=${BENCHMARK_ROUNDS:-6}
 [[ $rounds =~ ^[1-9][0-9]?$ ]] || { echo "error: BENCHMARK_ROUNDS=$rounds is not a whole number from 1 to 99" >&2; exit 2; }
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -113,8 +113,8 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart: {e:?}")
 }
 
-/// A table as a dot plot: a group per operation, a dot per backend at its median with its 95%
-/// interval (none with one round) as a vertical line; `Kind::Relative` divides every figure by the row's
+/// A table as a dot plot: a group per operation, a dot per backend at its median with its
+/// interval (none with one round; its level in the title) as a vertical line; `Kind::Relative` divides every figure by the row's
 /// fastest server mode, so Doublets and the servers read on one axis.
 pub fn table(
     table: &Table,

@@ -191,8 +191,8 @@ fn speed(
     );
     let sizes = sizes_text(lines.iter().map(|l| l.background).collect(), lang);
     let languages = languages_text(lines, lang);
-    // Where a repeated measurement does not show Doublets faster, say so: one round shows nothing
-    // either way, so it is named apart.
+    // A verdict needs an interval at the report's level; where a size has fewer rounds, its ratios
+    // are what its rounds measured, and the sentence says no more than that.
     let op = |id: &str| {
         spec.suite(suite)
             .and_then(|s| s.operations.iter().find(|o| o.id == id))
@@ -200,7 +200,7 @@ fn speed(
     };
     let not_faster: Vec<String> = lines
         .iter()
-        .filter(|l| l.rounds > 1 && l.best.verdict != Verdict::Faster)
+        .filter(|l| !matches!(l.best.verdict, Verdict::Faster | Verdict::NoVerdict))
         .map(|l| {
             format!(
                 "{} ({}, B = {})",
@@ -210,49 +210,101 @@ fn speed(
             )
         })
         .collect();
-    let mut one_round: Vec<u64> = lines
-        .iter()
-        .filter(|l| l.rounds == 1)
-        .map(|l| l.background)
-        .collect();
-    one_round.sort_unstable();
-    one_round.dedup();
-    let one_round: Vec<String> = one_round.iter().map(|b| whole(*b, lang)).collect();
+    let undecided = undecided(lines, lang);
     let links = page_links(lines, suite, pages, lang);
-    let mut text = match lang {
-        Lang::En => format!(
+    let one_text = |times: &dyn Fn((f64, f64)) -> String| one.map_or("—".into(), times);
+    let mut text = match (lang, undecided.is_empty()) {
+        (Lang::En, true) => format!(
             "**{name}: Doublets is {} faster than Redis' fastest mode** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests), and {} faster than one request per round trip (`Redis_NonTransaction`), {sizes}, {languages}.",
             times_range(best, lang),
-            one.map_or("—".into(), |r| times_range(r, lang)),
+            one_text(&|r| times_range(r, lang)),
         ),
-        Lang::Ru => format!(
+        (Lang::En, false) => format!(
+            "**{name}: Redis' fastest mode took {} as long as Doublets** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests), and one request per round trip (`Redis_NonTransaction`) {} as long, {sizes}, {languages}.",
+            times_range(best, lang),
+            one_text(&|r| times_range(r, lang)),
+        ),
+        (Lang::Ru, true) => format!(
             "**{name}: Doublets {} быстрее самого быстрого режима Redis** (для каждой операции самого быстрого из трёх: запрос за обмен, один MULTI/EXEC или один конвейер на итерацию из N запросов) и {} быстрее режима «один запрос — один обмен» (`Redis_NonTransaction`), {sizes}, {languages}.",
             times_range_ru(best),
-            one.map_or("—".into(), times_range_ru),
+            one_text(&times_range_ru),
+        ),
+        (Lang::Ru, false) => format!(
+            "**{name}: самый быстрый режим Redis тратил {} больше времени, чем Doublets** (для каждой операции самый быстрый из трёх: запрос за обмен, один MULTI/EXEC или один конвейер на итерацию из N запросов), а режим «один запрос — один обмен» (`Redis_NonTransaction`) — {} больше, {sizes}, {languages}.",
+            times_range_ru(best),
+            one_text(&times_range_ru),
         ),
     };
     if !not_faster.is_empty() {
         text += &match lang {
             Lang::En => format!(
-                " Not shown faster by its 95% interval: {}.",
+                " Not shown faster by its {}% interval: {}.",
+                (crate::stats::LEVEL * 100.0).round(),
                 not_faster.join(", ")
             ),
             Lang::Ru => format!(
-                " Интервал 95% не показывает, что быстрее: {}.",
+                " Интервал {}% не показывает, что быстрее: {}.",
+                (crate::stats::LEVEL * 100.0).round(),
                 not_faster.join(", ")
             ),
         };
     }
-    if !one_round.is_empty() {
-        let sizes = one_round.join(", ");
-        text += &match lang {
-            Lang::En => {
-                format!(" At B = {sizes} one round was measured: a point, not an interval.")
-            }
-            Lang::Ru => format!(" При B = {sizes} измерен один раунд: точка, а не интервал."),
-        };
-    }
+    text += &undecided;
     Some(format!("{text} {links}"))
+}
+
+/// " No verdict at B = 1,000 and 10,000 (3 rounds: 75% intervals) or B = 100,000 (1 round): …",
+/// for the sizes whose rounds give no interval at the level a verdict needs; empty when none.
+fn undecided(lines: &[&Line], lang: Lang) -> String {
+    let mut by_rounds: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();
+    for l in lines
+        .iter()
+        .filter(|l| l.best.verdict == Verdict::NoVerdict)
+    {
+        by_rounds.entry(l.rounds).or_default().push(l.background);
+    }
+    if by_rounds.is_empty() {
+        return String::new();
+    }
+    let groups: Vec<String> = by_rounds
+        .into_iter()
+        .rev()
+        .map(|(rounds, mut sizes)| {
+            sizes.sort_unstable();
+            sizes.dedup();
+            let sizes: Vec<String> = sizes.iter().map(|b| whole(*b, lang)).collect();
+            let level = crate::stats::level(rounds).map(crate::stats::level_text);
+            match (lang, level) {
+                (Lang::En, Some(level)) => {
+                    format!(
+                        "B = {} ({rounds} rounds: {level} intervals)",
+                        sizes.join(", ")
+                    )
+                }
+                (Lang::En, None) => format!("B = {} (1 round: no interval)", sizes.join(", ")),
+                (Lang::Ru, Some(level)) => format!(
+                    "B = {} ({rounds} {}: интервалы {level})",
+                    sizes.join(", "),
+                    ["раунд", "раунда", "раундов"][crate::format::russian_form(rounds as u64)]
+                ),
+                (Lang::Ru, None) => format!("B = {} (1 раунд: интервала нет)", sizes.join(", ")),
+            }
+        })
+        .collect();
+    let (level, rounds) = (
+        (crate::stats::LEVEL * 100.0).round(),
+        crate::stats::rounds_for_level(),
+    );
+    match lang {
+        Lang::En => format!(
+            " No verdict at {}: these are the ratios the rounds measured, and a verdict needs a {level}% interval, {rounds} rounds.",
+            groups.join("; ")
+        ),
+        Lang::Ru => format!(
+            " Без вывода при {}: это отношения, измеренные в раундах, а для вывода нужен интервал {level}%, {rounds} раундов.",
+            groups.join("; ")
+        ),
+    }
 }
 
 /// How the gap changes from the smallest B to the largest, per language: the median over a

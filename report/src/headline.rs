@@ -1,7 +1,7 @@
 //! The headline: per language, suite, size and operation, how many times faster Doublets' faster
 //! store is than Redis' fastest mode and than Redis' one request per round trip, each ratio with
-//! a 95% bootstrap interval over the rounds, and a verdict that says "same" only when the interval
-//! shows it.
+//! its interval over the rounds and that interval's level, and a verdict only where the level is
+//! 95% or more ([`crate::stats`]).
 
 use redis_vs_doublets::spec::Spec;
 use serde::Serialize;

@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -32,8 +32,9 @@ pub struct Results {
     /// One load run (concurrent clients) per language and B.
     pub load: Vec<LoadJson>,
     /// Per language, suite, size and operation: Doublets' faster store against Redis' fastest mode
-    /// and against its one request per round trip, each ratio with its 95% bootstrap interval
-    /// over the rounds (none with one round) and a verdict. New in version 7.
+    /// and against its one request per round trip, each ratio (the median of the rounds' own
+    /// ratios) with its order-statistic interval over the rounds and that interval's `level`
+    /// (none with one round), and a verdict (`none` below 95%). New in version 7, changed in 9.
     pub headline: Vec<crate::headline::Line>,
 }
 
@@ -172,9 +173,12 @@ pub struct Measured {
     pub sd_ns: f64,
     /// Each round's median, in round order.
     pub rounds_ns: Vec<f64>,
-    /// The median's 95% bootstrap interval over the rounds; none with one round (new in 7).
+    /// The median's interval from order statistics of the rounds; none with one round (new in 7;
+    /// in 9 no longer a bootstrap, and of the level `level` says).
     pub low_ns: Option<f64>,
     pub high_ns: Option<f64>,
+    /// The interval's confidence level: 0.75 for 3 rounds, 0.96875 for 6 (new in 9).
+    pub level: Option<f64>,
     /// The fastest server mode of its row.
     pub fastest_server: bool,
     /// Doublets cells: against the fastest server mode of the row.
@@ -183,15 +187,19 @@ pub struct Measured {
 
 #[derive(Serialize, JsonSchema)]
 pub struct ComparisonJson {
-    /// `faster` or `slower` when the whole 95% interval lies above or below 1, `same` when it lies
-    /// within ±5% of 1, else `inconclusive` (always so with one round). Changed in 7.
+    /// Where the interval's level is at least 95%: `faster` or `slower` when the whole interval
+    /// lies above or below 1, `same` when it lies within ±5% of 1, else `inconclusive`; `none`
+    /// below that level (fewer than 6 rounds) or with one round. Changed in 7 and 9.
     pub verdict: Verdict,
-    /// The reference's median over the cell's (above 1: the cell is faster), to 3 significant
-    /// digits. Changed in 7: it was always ≥ 1, slower or faster by the verdict.
+    /// The median over rounds of the reference's time over the cell's in that round (above 1:
+    /// the cell is faster), to 3 significant digits. Changed in 7 (it was always ≥ 1) and 9 (it
+    /// was the ratio of the medians).
     pub ratio: f64,
-    /// The ratio's 95% bootstrap interval over the rounds, paired; none with one round.
+    /// The interval from order statistics of the rounds' ratios; none with one round.
     pub low: Option<f64>,
     pub high: Option<f64>,
+    /// The interval's confidence level (new in 9).
+    pub level: Option<f64>,
 }
 
 /// What each store held in memory for one suite's background of B.
@@ -347,6 +355,7 @@ fn cell(cell: &Result<tables::Cell, Absence>) -> CellJson {
             rounds_ns: c.rounds_ns.iter().copied().map(tenth).collect(),
             low_ns: c.interval_ns.map(|i| tenth(i.0)),
             high_ns: c.interval_ns.map(|i| tenth(i.1)),
+            level: crate::stats::level(c.rounds_ns.len()),
             fastest_server: c.fastest_server,
             comparison: c.comparison.map(comparison),
         }),
@@ -359,6 +368,7 @@ fn comparison(c: tables::Comparison) -> ComparisonJson {
         ratio: three_digits(c.ratio),
         low: c.low.map(three_digits),
         high: c.high.map(three_digits),
+        level: c.level,
     }
 }
 

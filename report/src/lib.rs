@@ -6,7 +6,7 @@
 //! - [`tables`]: result files into tables, the comparison rule, every refusal.
 //! - [`view`]: tables and spec formatted for one language, for the templates in `templates/`.
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
-//! - [`stats`]: the one statistical definition: medians, bootstrap intervals, verdicts.
+//! - [`stats`]: the one statistical definition: medians, order-statistic intervals, verdicts.
 //! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
 //! - [`plan`]: the pieces a re-measure has left, with their estimates.

@@ -18,8 +18,8 @@ pub use crate::stats::Verdict;
 /// another's: the reference's time over the cell's, with its interval ([`crate::stats`]).
 pub type Comparison = crate::stats::Ratio;
 
-/// The comparison rule, one for every table: the ratio of the medians with its 95% bootstrap
-/// interval over the rounds (paired), faster or slower only when the interval says so.
+/// The comparison rule, one for every table: the median of the rounds' ratios with its interval
+/// ([`crate::stats`]), faster or slower only when an interval of the verdict's level says so.
 pub fn compare(cell: &Cell, reference: &Cell) -> Comparison {
     crate::stats::ratio(&cell.rounds_ns, &reference.rounds_ns)
 }
@@ -32,7 +32,7 @@ pub struct Cell {
     pub sd_ns: f64,
     /// Each round's median, in round order.
     pub rounds_ns: Vec<f64>,
-    /// The median's 95% bootstrap interval over the rounds; none with one round.
+    /// The median's interval over the rounds ([`crate::stats::interval`]); none with one round.
     pub interval_ns: Option<(f64, f64)>,
     /// The fastest server mode of its row.
     pub fastest_server: bool,
@@ -655,20 +655,24 @@ mod tests {
                     .collect(),
             )
         };
-        // Clear of each other in every round: faster or slower, by the ratio of medians.
-        let c = compare(
-            &cell(&[100.0, 101.0, 99.0]),
-            &cell(&[1000.0, 990.0, 1010.0]),
-        );
+        // Six rounds, clear of each other in every one: faster or slower, by the rounds' ratios.
+        let fast = [100.0, 101.0, 99.0, 100.0, 102.0, 98.0];
+        let slow = [1000.0, 990.0, 1010.0, 1000.0, 1020.0, 980.0];
+        let c = compare(&cell(&fast), &cell(&slow));
         assert_eq!((c.verdict, c.ratio), (Verdict::Faster, 10.0));
-        let c = compare(&cell(&[300.0, 310.0]), &cell(&[100.0, 101.0]));
-        assert_eq!(c.verdict, Verdict::Slower);
+        assert_eq!(compare(&cell(&slow), &cell(&fast)).verdict, Verdict::Slower);
         // Rounds that cross: inconclusive, never "same" for being close.
-        let c = compare(&cell(&[100.0, 130.0, 110.0]), &cell(&[125.0, 105.0, 120.0]));
+        let crossing = [100.0, 130.0, 110.0, 120.0, 105.0, 125.0];
+        let c = compare(
+            &cell(&crossing),
+            &cell(&[125.0, 105.0, 120.0, 100.0, 130.0, 110.0]),
+        );
         assert_eq!(c.verdict, Verdict::Inconclusive);
-        // One round: a ratio without an interval says nothing either way.
+        // Three rounds or one: an interval below 95%, or none, says nothing either way.
+        let c = compare(&cell(&fast[..3]), &cell(&slow[..3]));
+        assert_eq!((c.verdict, c.level), (Verdict::NoVerdict, Some(0.75)));
         let c = compare(&cell(&[100.0]), &cell(&[1000.0]));
-        assert_eq!((c.verdict, c.low), (Verdict::Inconclusive, None));
+        assert_eq!((c.verdict, c.low), (Verdict::NoVerdict, None));
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct View {
     pub equivalent_percent: f64,
     /// The ±10% beyond which a cell's interval is called wide.
     pub wide_percent: f64,
+    /// The level a verdict needs (95%), and the fewest rounds that reach it (6).
+    pub level_percent: f64,
+    pub level_rounds: usize,
 }
 
 /// One suite's headline: a row per operation, a column per size, against Redis' fastest mode and
@@ -344,21 +347,20 @@ pub struct RowView {
 #[derive(Clone, Serialize)]
 pub struct CellView {
     time: Option<String>,
-    /// "±3%": half the median's 95% interval, relative to the median; empty with one round.
+    /// "±3%": half the median's interval, relative to the median; empty with one round.
     spread: String,
     /// The interval is wider than ±10% of the median on either side: the cell says so.
     wide: bool,
     bold: bool,
     verdict: Option<Verdict>,
-    /// How many times faster or slower (≥ 1), by the verdict or, when it is inconclusive, by the
-    /// medians alone.
+    /// How many times faster or slower (≥ 1), in the verdict's direction.
     ratio: String,
-    /// Whether the medians alone say faster (for an inconclusive verdict).
-    point_faster: bool,
-    /// The comparison has no interval: one round.
-    one_round: bool,
-    /// An inconclusive comparison's interval: "0.9–1.3×".
+    /// The ratio itself, the reference's time over the cell's, for a comparison without a
+    /// verdict: "0.96×".
+    point: String,
+    /// The comparison's interval, "0.9–1.3×", and its level, "75%"; empty with one round.
     interval: String,
+    level: String,
     /// The ratio as printed, for plural forms: a whole number when printed without decimals.
     ratio_value: serde_json::Value,
     /// The server the comparison is against, named when the table has several.
@@ -745,24 +747,42 @@ pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
     svg(format!("{}-{kind}", table.id()), lang)
 }
 
-/// ", 1 round" where a chart's figures are one round's points, which have no interval.
-fn one_round(rounds: usize, lang: Lang) -> &'static str {
-    match (rounds, lang) {
-        (1, Lang::En) => ", 1 round",
-        (1, Lang::Ru) => ", 1 раунд",
-        _ => "",
+/// A chart's second, smaller line: "1 round" where its figures are one round's points, which have
+/// no interval, "3 rounds: 75% intervals" where its intervals are below the level a verdict needs,
+/// and the code it measured where that is not the checkout's. Empty, or "\n" and the line.
+fn second_line(rounds: usize, measured: &crate::measured::MeasuredCode, lang: Lang) -> String {
+    let rounds = match (crate::stats::level(rounds), lang) {
+        (None, Lang::En) => "1 round".into(),
+        (None, Lang::Ru) => "1 раунд".into(),
+        (Some(level), _) if level >= crate::stats::LEVEL => String::new(),
+        (Some(level), Lang::En) => {
+            format!(
+                "{rounds} rounds: {} intervals",
+                crate::stats::level_text(level)
+            )
+        }
+        (Some(level), Lang::Ru) => format!(
+            "{rounds} {}: интервалы {}",
+            ["раунд", "раунда", "раундов"][crate::format::russian_form(rounds as u64)],
+            crate::stats::level_text(level)
+        ),
+    };
+    let older = crate::measured::mark(measured, lang);
+    match (rounds.is_empty(), older.is_empty()) {
+        (true, _) => older,
+        (false, true) => format!("\n{rounds}"),
+        (false, false) => format!("\n{rounds} · {}", older.trim_start()),
     }
 }
 
 pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String {
     let language = language_name(&table.language);
     let sizes = format!(
-        "B = {}, N = {}{}",
+        "B = {}, N = {}",
         whole(table.background, lang),
         whole(table.operations, lang),
-        one_round(table.rounds, lang)
     );
-    let older = crate::measured::mark(&table.measured, lang);
+    let older = second_line(table.rounds, &table.measured, lang);
     match (kind, lang) {
         (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes}){older}"),
         (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes}){older}"),
@@ -791,12 +811,11 @@ pub fn clients_chart_name(t: &ClientsTable, mode: &str, lang: Lang) -> String {
 
 pub fn clients_chart_title(t: &ClientsTable, suite: &str, mode: &str, lang: Lang) -> String {
     let sizes = format!(
-        "B = {}, N = {}{}",
+        "B = {}, N = {}",
         whole(t.background, lang),
         whole(t.operations, lang),
-        one_round(t.rounds, lang)
     );
-    let older = crate::measured::mark(&t.measured, lang);
+    let older = second_line(t.rounds, &t.measured, lang);
     match lang {
         Lang::En => format!(
             "{suite} on {}, {mode}: every client, time per iteration ({sizes}){older}",
@@ -898,8 +917,8 @@ fn empty_cell() -> CellView {
         time: None,
         spread: String::new(),
         wide: false,
-        point_faster: false,
-        one_round: false,
+        point: String::new(),
+        level: String::new(),
         interval: String::new(),
         bold: false,
         verdict: None,
@@ -1096,6 +1115,8 @@ pub fn build(
         page_title: String::new(),
         equivalent_percent: ((crate::stats::EQUIVALENT_WITHIN - 1.0) * 100.0).round(),
         wide_percent: (crate::stats::WIDE * 100.0).round(),
+        level_percent: (crate::stats::LEVEL * 100.0).round(),
+        level_rounds: crate::stats::rounds_for_level(),
         sizes: spec
             .sizes
             .iter()
@@ -1367,17 +1388,20 @@ fn distinct<'a>(values: impl Iterator<Item = &'a str>, separator: &str) -> Strin
     values.join(separator)
 }
 
-/// A comparison as a cell shows it: the factor ≥ 1 in the verdict's direction (the medians'
-/// when it is inconclusive), and the interval an inconclusive one had.
+/// A comparison as a cell shows it: the factor ≥ 1 in the verdict's direction, the ratio itself,
+/// and the interval with its level.
 fn comparison_view(c: crate::tables::Comparison, than: String, lang: Lang) -> CellView {
-    let point_faster = c.ratio >= 1.0;
-    let factor = if point_faster { c.ratio } else { 1.0 / c.ratio };
+    let factor = if c.ratio >= 1.0 {
+        c.ratio
+    } else {
+        1.0 / c.ratio
+    };
     CellView {
         verdict: Some(c.verdict),
         ratio: significant(factor, lang),
         ratio_value: printed(factor),
-        point_faster,
-        one_round: c.low.is_none(),
+        point: ratio_text(c.ratio, lang),
+        level: c.level.map(crate::stats::level_text).unwrap_or_default(),
         interval: match (c.low, c.high) {
             (Some(lo), Some(hi)) => format!(
                 "{}–{}×",
@@ -1424,7 +1448,9 @@ fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Optio
 /// servers, placement), so that one command remakes them all.
 fn reproduce(spec: &Spec, t: &Table, tables: &[Table]) -> String {
     let conditions = |t: &Table| {
-        let rounds = (t.rounds != 3).then(|| format!("BENCHMARK_ROUNDS={}", t.rounds));
+        // examples/run-comparison.sh measures as many rounds as a verdict needs unless told.
+        let rounds = (t.rounds != crate::stats::rounds_for_level())
+            .then(|| format!("BENCHMARK_ROUNDS={}", t.rounds));
         let servers = servers_variable(spec, &t.provenance);
         let cpus = t
             .provenance
@@ -1610,29 +1636,31 @@ fn ratio_text(value: f64, lang: Lang) -> String {
     format!("{}×", crate::findings::times(value, lang))
 }
 
-/// A headline cell for one language: "Rust 261× [190–300×]", "C# 145× (1 round)".
+/// A headline cell for one language: "Rust 261× [190–300×, 96.9%]", "C# 145× (1 round)", and
+/// the verdict in words where it is not "faster" (which the number says), none below 95%.
 fn headline_cell(r: &crate::headline::Ratio, language: &str, lang: Lang) -> String {
     use crate::stats::Verdict;
     let point = ratio_text(r.ratio, lang);
-    let interval = match (r.low, r.high) {
-        (Some(lo), Some(hi)) => format!(
-            " [{}–{}]",
+    let interval = match (r.low, r.high, r.level) {
+        (Some(lo), Some(hi), Some(level)) => format!(
+            " [{}–{}, {}]",
             crate::findings::times(lo, lang),
-            ratio_text(hi, lang)
+            ratio_text(hi, lang),
+            crate::stats::level_text(level)
         ),
         _ => match lang {
             Lang::En => " (1 round)".into(),
             Lang::Ru => " (1 раунд)".into(),
         },
     };
-    let verdict = match (r.verdict, r.low.is_some(), lang) {
-        (Verdict::Faster, _, _) | (Verdict::Inconclusive, false, _) => "",
-        (Verdict::Slower, _, Lang::En) => " slower",
-        (Verdict::Slower, _, Lang::Ru) => " медленнее",
-        (Verdict::Same, _, Lang::En) => " same",
-        (Verdict::Same, _, Lang::Ru) => " одинаково",
-        (Verdict::Inconclusive, true, Lang::En) => " inconclusive",
-        (Verdict::Inconclusive, true, Lang::Ru) => " не установлено",
+    let verdict = match (r.verdict, lang) {
+        (Verdict::Faster | Verdict::NoVerdict, _) => "",
+        (Verdict::Slower, Lang::En) => " slower",
+        (Verdict::Slower, Lang::Ru) => " медленнее",
+        (Verdict::Same, Lang::En) => " same",
+        (Verdict::Same, Lang::Ru) => " одинаково",
+        (Verdict::Inconclusive, Lang::En) => " inconclusive",
+        (Verdict::Inconclusive, Lang::Ru) => " не установлено",
     };
     format!("{language} {point}{interval}{verdict}")
 }

@@ -459,17 +459,17 @@ fn sets_of_different_code_never_mix_and_the_newer_complete_one_is_kept() {
         ),
         "{readme}"
     );
-    // The spec's plan asks 3 rounds at B = 1,000: a newer set with them replaces an older one of
-    // 4, which has more rounds but is of older code.
-    let work = Workspace::new(&[
-        ("old-r1.txt", older.clone()),
-        ("old-r2.txt", older.replace("# round: 1", "# round: 2")),
-        ("old-r3.txt", older.replace("# round: 1", "# round: 3")),
-        ("old-r4.txt", older.replace("# round: 1", "# round: 4")),
-        ("new-r1.txt", newer(1)),
-        ("new-r2.txt", newer(2)),
-        ("new-r3.txt", newer(3)),
-    ]);
+    // The spec's plan asks 6 rounds at B = 1,000: a newer set with them replaces an older one of
+    // 7, which has more rounds but is of older code.
+    let mut files: Vec<(String, String)> = (1..=7)
+        .map(|r| {
+            let round = older.replace("# round: 1", &format!("# round: {r}"));
+            (format!("old-r{r}.txt"), round)
+        })
+        .collect();
+    files.extend((1..=6).map(|r| (format!("new-r{r}.txt"), newer(r))));
+    let files: Vec<(&str, String)> = files.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    let work = Workspace::new(&files);
     run(&work.args()).unwrap();
     let json = work.read("docs/results.json");
     assert!(
@@ -632,7 +632,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 8);
+    assert_eq!(value["version"], 9);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -644,6 +644,9 @@ fn rounds_publish_the_median_and_the_spread() {
     assert_eq!(rounds.len(), 3);
     assert_eq!(cell["median_ns"].as_f64().unwrap(), rounds[2]);
     assert_eq!(cell["high_ns"].as_f64().unwrap(), rounds[1]);
+    // Three rounds: their range, which holds the median 75% of the time, and no verdict.
+    assert_eq!(cell["level"], 0.75);
+    assert_eq!(cell["comparison"]["verdict"], "none");
     assert_eq!(value["tables"][0]["rounds"], 3);
     // A round missing from a cell leaves a gap, never a median of fewer rounds.
     let without: String = round(2, 1.0)
@@ -819,16 +822,17 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
         "{readme}"
     );
     assert!(
-        readme.contains("× faster than Garnet, 1 round)"),
+        readme.contains("× against Garnet, 1 round: no verdict)"),
         "{readme}"
     );
     assert!(
-        readme.contains("| 2.00× faster, 1 round |"),
+        readme.contains("| 2×, 1 round: no verdict |"),
         "Garnet at half Redis' time, from one round: a point, not a verdict: {readme}"
     );
     let ru = work.read("README.ru.md");
     assert!(
-        ru.contains("| Garnet относительно Redis |") && ru.contains(", чем Garnet, 1 раунд)"),
+        ru.contains("| Garnet относительно Redis |")
+            && ru.contains("× относительно Garnet, 1 раунд: без вывода)"),
         "{ru}"
     );
     let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
@@ -837,7 +841,7 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     assert_eq!(row["servers"][0]["server"], "Garnet");
     assert_eq!(row["servers"][0]["against"], "Redis");
     // One round has no interval, so the rule says nothing either way.
-    assert_eq!(row["servers"][0]["comparison"]["verdict"], "inconclusive");
+    assert_eq!(row["servers"][0]["comparison"]["verdict"], "none");
     assert_eq!(row["servers"][0]["comparison"]["ratio"], 2.0);
 
     // Both languages at one size: one command when they were measured alike, else each language's.
