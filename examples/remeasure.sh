@@ -138,6 +138,12 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
     git add -A -- "$results" docs README.md README.ru.md
     git commit -q -m "Re-measure $id at $(git rev-parse --short HEAD): $((took / 60)) min $((took % 60)) s against an estimate of $minutes min"
   fi
+  # A round that shared the machine is kept but not published; the pieces after it would share it
+  # too, so the run stops here.
+  if grep -q '^# machine: busy' "$results/$file"; then
+    echo "error: $id ran on a busy machine ($(sed -n 's/^# other_processes: //p' "$results/$file") used by other processes): it is kept in $results but not published; stop what runs beside it and run again" >&2
+    exit 1
+  fi
 done <<< "$pieces"
 took=$((SECONDS - began))
 say "measured $count piece(s) in $((took / 60)) min $((took % 60)) s; what is left:"

@@ -89,6 +89,7 @@ public sealed class Bench(Options options)
             ? $"{plan.Cells} cells to check once each (--test: nothing is measured)"
             : $"fingerprint {fingerprint}; round {round}: {plan.Cells} cells to measure, about {plan.Describe()}");
         progress = new Progress(plan);
+        if (!options.Test) Provenance.Calibrate(end: false, servers.FirstOrDefault());
 
         foreach (var suite in spec.Suites)
         {
@@ -109,7 +110,11 @@ public sealed class Bench(Options options)
                     throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
             }
         }
-        if (!options.Test) progress.Finish(round);
+        if (!options.Test)
+        {
+            Provenance.Calibrate(end: true, servers.FirstOrDefault());
+            progress.Finish(round);
+        }
         if (results is not null) WriteResults(results);
         return 0;
     }
@@ -455,10 +460,22 @@ sealed class Disposer(IEnumerable<IDisposable> items) : IDisposable
 public static unsafe partial class Provenance
 {
     [LibraryImport(Native.Library, EntryPoint = "provenance_begin")] private static partial void NativeBegin();
+    [LibraryImport(Native.Library, EntryPoint = "calibration_record")] private static partial Native.Status NativeCalibrate(int moment, byte* name, nuint nameLength, byte* url, nuint urlLength);
     [LibraryImport(Native.Library, EntryPoint = "provenance")] private static partial Native.Status NativeOf(byte* root, nuint rootLength, byte* into, nuint capacity, out nuint written);
 
     /// <summary>Marks the start of the run, for the steal time the provenance reports.</summary>
     public static void Begin() => NativeBegin();
+
+    /// <summary>Calibrates the machine at a round's start (<paramref name="end"/> false) or end, as the Rust bench does (calibration.rs): the round trip of PINGs to <paramref name="server"/>, if any, and a fixed CPU loop; the provenance then carries it.</summary>
+    public static void Calibrate(bool end, RedisServer? server)
+    {
+        var name = System.Text.Encoding.UTF8.GetBytes(server?.Kind.Name ?? "");
+        var url = System.Text.Encoding.UTF8.GetBytes(server?.Url ?? "");
+        fixed (byte* n = name)
+        fixed (byte* u = url)
+            if (NativeCalibrate(end ? 1 : 0, n, (nuint)name.Length, u, (nuint)url.Length) != Native.Status.Ok)
+                throw new InvalidOperationException($"the calibration could not PING {server?.Kind.Name} at {server?.Shown}");
+    }
 
     /// <summary>The fingerprint of the checkout at <paramref name="root"/>, then the lines every run shares.</summary>
     public static List<(string Key, string Value)> Of(string root)

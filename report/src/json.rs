@@ -115,6 +115,9 @@ pub struct TableJson {
     pub provenance: BTreeMap<String, Value>,
     /// The code its rounds measured, and whether that is the checkout's. New in version 8.
     pub measured: MeasuredCode,
+    /// Each round's machine: its calibrations, the CPU time other processes used, steal, and
+    /// whether it was quiet (these are no longer in `provenance`). New in version 9.
+    pub environment: Vec<crate::tables::Environment>,
     pub rows: Vec<RowJson>,
 }
 
@@ -312,6 +315,7 @@ fn table(t: &Table) -> TableJson {
         rounds: t.rounds,
         provenance: provenance(&t.provenance),
         measured: t.measured.clone(),
+        environment: t.environment.clone(),
         rows: t
             .rows
             .iter()

@@ -278,6 +278,29 @@ pub fn mark(measured: &MeasuredCode, lang: Lang) -> String {
     }
 }
 
+/// The bench result files of rounds during which the machine was quiet, and a line for each
+/// busy one left out: other processes used more than provenance::BUSY_ABOVE of its CPU time, so
+/// its figures measured a shared machine. `allow_busy` keeps them (their tables then say "busy").
+pub fn quiet(files: Vec<ResultFile>, allow_busy: bool) -> (Vec<ResultFile>, Vec<String>) {
+    if allow_busy {
+        return (files, Vec::new());
+    }
+    let (quiet, busy): (Vec<ResultFile>, Vec<ResultFile>) = files
+        .into_iter()
+        .partition(|f| f.get("machine") != Some("busy"));
+    let left_out = busy
+        .iter()
+        .map(|f| {
+            let others = f.get("other_processes").unwrap_or("unknown");
+            format!(
+                "{}: a busy round (other processes: {others}); --allow-busy publishes it",
+                f.at("machine")
+            )
+        })
+        .collect();
+    (quiet, left_out)
+}
+
 /// What the inputs hold, one set per piece, and the sets left out.
 pub struct Selected {
     pub files: Vec<ResultFile>,

@@ -85,6 +85,55 @@ pub struct ServerComparison {
     pub comparison: Comparison,
 }
 
+/// What one input of a table recorded of the machine while it ran (rust/src/calibration.rs and
+/// provenance.rs): each round's own, since rounds differ in exactly these. None of a field in files
+/// from before it was recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Environment {
+    pub round: u32,
+    /// The part of the round the input holds, where a round was measured in pieces: its
+    /// families, servers and clients ("redis; redis; FreeRedis").
+    pub part: Option<String>,
+    /// The round trip of PINGs to its first server and a fixed CPU loop, before its first cell.
+    pub calibration_start: Option<String>,
+    /// The same after its last cell.
+    pub calibration_end: Option<String>,
+    /// The share of the machine's CPU time other processes used while it ran.
+    pub other_processes: Option<String>,
+    /// The share the hypervisor gave to other machines.
+    pub steal: Option<String>,
+    /// `quiet`, or `busy` where other processes used more than provenance::BUSY_ABOVE.
+    pub machine: Option<String>,
+}
+
+/// The provenance keys each input records of its own machine, listed per input in
+/// [`Table::environment`] rather than merged.
+const ENVIRONMENT: [&str; 5] = [
+    "calibration_start",
+    "calibration_end",
+    "other_processes",
+    "steal",
+    "machine",
+];
+
+impl Environment {
+    fn of(file: &ResultFile, split: bool) -> Self {
+        let get = |key: &str| file.get(key).map(str::to_string);
+        Environment {
+            round: file.get("round").and_then(|r| r.parse().ok()).unwrap_or(1),
+            part: split.then(|| {
+                let parts = ["families", "servers", "clients"].map(|k| file.get(k).unwrap_or("—"));
+                parts.join("; ")
+            }),
+            calibration_start: get("calibration_start"),
+            calibration_end: get("calibration_end"),
+            other_processes: get("other_processes"),
+            steal: get("steal"),
+            machine: get("machine"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Table {
     pub language: String,
@@ -102,6 +151,8 @@ pub struct Table {
     pub rounds: usize,
     /// The code its rounds measured (one fingerprint for all of them).
     pub measured: crate::measured::MeasuredCode,
+    /// Each input's machine, in round order.
+    pub environment: Vec<Environment>,
 }
 
 impl Cell {
@@ -371,6 +422,7 @@ pub fn build(
                 sources: group.iter().map(|f| f.path.clone()).collect(),
                 rounds: rounds.len(),
                 measured: measured.clone(),
+                environment: environment(&group),
             };
             let mut absent: Vec<String> = table
                 .absences()
@@ -514,6 +566,7 @@ impl ClientsTable {
             sources: Vec::new(),
             rounds: self.rounds,
             measured: self.measured.clone(),
+            environment: Vec::new(),
         }
     }
 }
@@ -621,11 +674,26 @@ pub fn clients(spec: &Spec, tables: &[Table]) -> Vec<ClientsTable> {
     out
 }
 
+/// Each input's machine, in round order; a round measured in pieces names each piece's part.
+fn environment(group: &[&ResultFile]) -> Vec<Environment> {
+    let round = |f: &ResultFile| {
+        f.get("round")
+            .and_then(|r| r.parse::<u32>().ok())
+            .unwrap_or(1)
+    };
+    let mut environment: Vec<Environment> = group
+        .iter()
+        .map(|f| Environment::of(f, group.iter().filter(|g| round(g) == round(f)).count() > 1))
+        .collect();
+    environment.sort_by(|a, b| (a.round, &a.part).cmp(&(b.round, &b.part)));
+    environment
+}
+
 fn merge_provenance(group: &[&ResultFile], skip: &[&String]) -> BTreeMap<String, String> {
     let mut merged: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for file in group {
         for (key, value, _) in &file.provenance {
-            if skip.contains(&key) {
+            if skip.contains(&key) || ENVIRONMENT.contains(&key.as_str()) {
                 continue;
             }
             let values = merged.entry(key.clone()).or_default();

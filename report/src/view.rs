@@ -44,6 +44,11 @@ pub struct View {
     pub older_code: Vec<String>,
     /// What a re-measure of the checkout's code has left: a line per piece and the total.
     pub pending: Vec<String>,
+    /// Each round's machine, for the method page, with the share of other processes' CPU time
+    /// above which a round is busy, in percent, and the PINGs of a calibration.
+    pub environment: Vec<crate::environment::Row>,
+    pub busy_percent: f64,
+    pub pings: usize,
     /// Per suite with Doublets and Redis: Doublets against Redis, operation × size.
     pub headline: Vec<HeadlineView>,
     /// The conditions every run shares, stated once.
@@ -1107,6 +1112,9 @@ pub fn build(
         findings: crate::findings::findings(spec, &lines, memory, load, pages_link, lang),
         older_code,
         pending: Vec::new(),
+        environment: crate::environment::rows(tables, lang),
+        busy_percent: (redis_vs_doublets::provenance::BUSY_ABOVE * 100.0).round(),
+        pings: redis_vs_doublets::calibration::PINGS,
         headline: headline_views(spec, &lines, lang),
         pages: Vec::new(),
         load_link: String::new(),

@@ -43,6 +43,7 @@ impl Workspace {
             commit: None,
             fingerprint: Some("fixture".into()),
             require_current: false,
+            allow_busy: false,
             command: Some("cargo run -p report -- docs/sample-results".into()),
         }
     }
@@ -1447,4 +1448,41 @@ fn the_memory_finding_says_per_suite_where_redis_passes_doublets() {
         1,
         "{planted}"
     );
+}
+
+#[test]
+fn a_busy_round_is_left_out_unless_allowed_and_the_method_page_shows_each_rounds_machine() {
+    let round = |k: u32, others: &str, machine: &str| {
+        format!(
+            "# round: {k}\n# other_processes: {others} of the CPU time while it ran\n# machine: {machine}\n# steal: 0.05% of the CPU time while it ran\n# calibration_start: round trip 65 µs median, 103 µs p99 (2000 PINGs to Redis); loop 105 ms\n# calibration_end: round trip 67 µs median, 150 µs p99 (2000 PINGs to Redis); loop 102 ms\n{}",
+            fixture("rust-b1000.txt")
+        )
+    };
+    let files = [
+        ("r1.txt", round(1, "0.4%", "quiet")),
+        ("r2.txt", round(2, "48.5%", "busy")),
+    ];
+    let work = Workspace::new(&files);
+    run(&work.args()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    assert_eq!(json["tables"][0]["rounds"], 1, "the busy round is left out");
+    let environment = &json["tables"][0]["environment"];
+    assert_eq!(environment[0]["machine"], "quiet");
+    assert!(json["tables"][0]["provenance"].get("machine").is_none());
+    let method = work.read("docs/method.md");
+    assert!(
+        method.contains("| B = 1,000, N = 100 | Rust | 1 | 65 → 67 (p99 103 → 150) | 105 → 102 | 0.4% | 0.05% | quiet |"),
+        "{method}"
+    );
+    let work = Workspace::new(&files);
+    run(&Args {
+        allow_busy: true,
+        ..work.args()
+    })
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    assert_eq!(json["tables"][0]["rounds"], 2, "--allow-busy keeps it");
+    assert!(work
+        .read("docs/method.md")
+        .contains("| 48.5% | 0.05% | busy |"));
 }

@@ -15,6 +15,7 @@ use std::{
 use anyhow::{anyhow, bail, Context};
 use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
+    calibration::{self, Moment},
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
     load_spec,
@@ -91,6 +92,10 @@ fn run() -> anyhow::Result<()> {
         schedule.describe()
     );
     let mut progress = Progress::new(&schedule);
+    let first = servers
+        .first()
+        .map(|s| (s.kind.name.as_str(), s.url.as_str()));
+    calibration::record(Moment::Start, first)?;
 
     let output = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion");
     // The bench reads Criterion's median and standard deviation, point estimates that resampling
@@ -134,6 +139,7 @@ fn run() -> anyhow::Result<()> {
         runner.finish()?;
     }
     criterion.final_summary();
+    calibration::record(Moment::End, first)?;
     progress.finish(round);
 
     if let Some(path) = results {

@@ -17,8 +17,10 @@
 //! - [`load`]: throughput and latency of concurrent clients.
 //! - [`redis_benchmark`]: redis-benchmark beside the load measurement's server cells.
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
-//! - [`provenance`]: the conditions a run measured under.
+//! - [`provenance`]: the conditions a run measured under, and whether the machine was quiet.
+//! - [`calibration`]: the round trip and a CPU loop at a round's start and end.
 
+pub mod calibration;
 pub mod digest;
 pub mod harness;
 pub mod links;

@@ -21,19 +21,32 @@ pub fn dependency(name: &str) -> String {
     format!("{name} {version}")
 }
 
-/// The machine's CPU time when the run began, from which [`common`] tells the share stolen since.
+/// The machine's CPU time when the run began, from which [`common`] tells the share stolen since
+/// and the share other processes used.
 static BEGAN: std::sync::OnceLock<Option<CpuTime>> = std::sync::OnceLock::new();
 
-/// Marks the start of a run, for the steal time [`common`] reports (the first call counts).
+/// Above this share of the machine's CPU time used by other processes while it ran, a run is
+/// marked busy, and the report leaves its figures out unless told to allow it: a single busy
+/// process on a 2-CPU machine is 50%, a build beside the bench spread Redis cells 10-30×.
+pub const BUSY_ABOVE: f64 = 0.10;
+
+/// Marks the start of a run, for the steal time and other processes' CPU time [`common`] reports
+/// (the first call counts).
 pub fn begin() {
     BEGAN.get_or_init(CpuTime::now);
 }
 
-/// The whole machine's CPU time so far, in clock ticks: the first line of /proc/stat.
+/// The whole machine's CPU time so far, and this process tree's, in clock ticks: the first line
+/// of /proc/stat, and /proc/<pid>/stat of this process and each process it started.
 #[derive(Clone, Copy)]
 struct CpuTime {
     steal: u64,
+    /// Time the CPUs ran processes (user, nice and system; interrupts are the kernel's own).
+    busy: u64,
     total: u64,
+    /// This process and its descendants (the disposable servers), with the children it has
+    /// already waited for.
+    own: u64,
 }
 
 impl CpuTime {
@@ -50,9 +63,60 @@ impl CpuTime {
         // counted in user and nice.
         Some(Self {
             steal: *ticks.get(7)?,
+            busy: ticks.iter().take(3).sum(),
             total: ticks.iter().take(8).sum(),
+            own: own_ticks()?,
         })
     }
+}
+
+/// The CPU time of this process and every process descended from it, living or waited for
+/// (utime, stime, cutime and cstime of /proc/<pid>/stat), in clock ticks.
+fn own_ticks() -> Option<u64> {
+    let me = std::process::id();
+    // pid -> (parent, ticks) of every process whose stat can be read.
+    let mut processes = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue; // it ended since the folder was read
+        };
+        // The fields after the command, which is in parentheses and may hold spaces.
+        // Some are negative (tpgid is -1 without a terminal).
+        let fields: Vec<i64> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| {
+                let fields = rest.split_whitespace().skip(1); // the state, a letter
+                fields.map_while(|f| f.parse().ok()).collect()
+            })
+            .unwrap_or_default();
+        if let (Some(&parent), Some(times)) = (fields.first(), fields.get(10..14)) {
+            let ticks = times.iter().sum::<i64>().max(0) as u64;
+            processes.insert(pid, (parent as u32, ticks));
+        }
+    }
+    let descends = |mut pid: u32| loop {
+        if pid == me {
+            return true;
+        }
+        match processes.get(&pid) {
+            Some(&(parent, _)) if parent != 0 && parent != pid => pid = parent,
+            _ => return false,
+        }
+    };
+    Some(
+        processes
+            .iter()
+            .filter(|(&pid, _)| descends(pid))
+            .map(|(_, &(_, t))| t)
+            .sum(),
+    )
 }
 
 /// The share of the machine's CPU time the hypervisor gave to others since [`begin`]: what a
@@ -64,6 +128,23 @@ fn steal() -> String {
             100.0 * (now.steal - then.steal) as f64 / (now.total - then.total) as f64
         ),
         _ => "unknown".into(),
+    }
+}
+
+/// The share of the machine's CPU time that processes other than this run's used since [`begin`],
+/// and whether that makes the run busy: "1.2% of the CPU time while it ran (quiet)".
+fn others() -> (String, &'static str) {
+    match (BEGAN.get().copied().flatten(), CpuTime::now()) {
+        (Some(then), Some(now)) if now.total > then.total => {
+            let used = (now.busy - then.busy).saturating_sub(now.own.saturating_sub(then.own));
+            let share = used as f64 / (now.total - then.total) as f64;
+            let busy = if share > BUSY_ABOVE { "busy" } else { "quiet" };
+            (
+                format!("{:.1}% of the CPU time while it ran", 100.0 * share),
+                busy,
+            )
+        }
+        _ => ("unknown".into(), "unknown"),
     }
 }
 
@@ -115,7 +196,8 @@ fn cpu_mhz() -> String {
 }
 
 /// Provenance every run shares, whatever its language: commit, date, CPU (model, clock,
-/// hypervisor, the time stolen from the run), placement, OS, CI run.
+/// hypervisor, the time stolen from the run, the time other processes used and so whether the
+/// machine was quiet), placement, OS, CI run, and the calibrations it recorded.
 pub fn common() -> Vec<(&'static str, String)> {
     let mut lines = vec![
         ("commit", commit()),
@@ -128,6 +210,9 @@ pub fn common() -> Vec<(&'static str, String)> {
     lines.push(("cpu_mhz", cpu_mhz()));
     lines.push(("hypervisor", hypervisor()));
     lines.push(("steal", steal()));
+    let (others, machine) = others();
+    lines.push(("other_processes", others));
+    lines.push(("machine", machine.to_string()));
     lines.push((
         "cpus",
         std::thread::available_parallelism()
@@ -141,6 +226,7 @@ pub fn common() -> Vec<(&'static str, String)> {
     if let Some(run) = ci_run() {
         lines.push(("ci_run", run));
     }
+    lines.extend(crate::calibration::recorded());
     lines
 }
 
@@ -374,4 +460,19 @@ fn built(dir: &Path) -> bool {
 /// The fingerprint of this checkout's measured code, as the spec declares it.
 pub fn checkout(spec: &crate::spec::Spec) -> anyhow::Result<String> {
     fingerprint(&crate::repository(), &spec.fingerprint)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_work_of_a_process_this_one_started_counts_as_its_own() {
+        // A fixed amount of work (about 0.4 s of CPU here), however busy the machine: waited for,
+        // it joins this process's children's time, which a run subtracts from the machine's.
+        let before = super::own_ticks().unwrap();
+        let work = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        let status = std::process::Command::new("sh").args(["-c", work]).status();
+        assert!(status.unwrap().success());
+        let after = super::own_ticks().unwrap();
+        assert!(after - before >= 20, "{before} → {after} ticks");
+    }
 }

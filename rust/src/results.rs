@@ -25,7 +25,7 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 19] = [
+pub const OPTIONAL: [&str; 23] = [
     "families",
     "servers",
     "clients",
@@ -41,6 +41,10 @@ pub const OPTIONAL: [&str; 19] = [
     "cpu_mhz",
     "hypervisor",
     "steal",
+    "other_processes",
+    "machine",
+    "calibration_start",
+    "calibration_end",
     "cpus",
     "placement",
     "ci_run",

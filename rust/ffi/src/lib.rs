@@ -348,6 +348,42 @@ pub extern "C" fn provenance_begin() {
     redis_vs_doublets::provenance::begin();
 }
 
+/// Calibrates the machine now and records it for [`provenance`], as the Rust bench does at a
+/// round's start (`moment` 0) and end (1): the round trip to the server named `name` at the
+/// redis:// `url` (none when `url_len` is 0) and the CPU loop. `Failed` when the server does not
+/// answer.
+///
+/// # Safety
+/// `name` and `url` must point at `name_len` and `url_len` bytes of UTF-8.
+#[no_mangle]
+pub unsafe extern "C" fn calibration_record(
+    moment: i32,
+    name: *const u8,
+    name_len: usize,
+    url: *const u8,
+    url_len: usize,
+) -> Status {
+    use redis_vs_doublets::calibration::{self, Moment};
+    let moment = match moment {
+        0 => Moment::Start,
+        1 => Moment::End,
+        _ => return Status::BadArgument,
+    };
+    guard(|| {
+        let text = |at: *const u8, len| {
+            // SAFETY: the caller passes `len` readable bytes, or a length of 0.
+            (len > 0 && !at.is_null())
+                .then(|| std::str::from_utf8(unsafe { std::slice::from_raw_parts(at, len) }).ok())
+                .flatten()
+        };
+        let server = text(name, name_len).zip(text(url, url_len));
+        match calibration::record(moment, server) {
+            Ok(()) => Status::Ok,
+            Err(_) => Status::Failed,
+        }
+    })
+}
+
 /// The provenance every run shares, as the Rust bench writes it: `fingerprint: …` of the checkout
 /// at `root` (its spec's paths, the spec counted by what it measures), then commit, date, CPU,
 /// placement and the rest, one `key: value` a line, as UTF-8 into `out` (at most `capacity`
