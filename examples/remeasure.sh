@@ -7,6 +7,11 @@
 #   examples/remeasure.sh [--budget MIN]    measures the most valuable pieces that fit in MIN
 #                                           minutes (default: all of them), one at a time
 #   examples/remeasure.sh --commit ...      also commits each finished piece
+#   examples/remeasure.sh --reproduce B     measures one more round of both languages at the
+#                                           published size B into target/reproduce-B (nothing is
+#                                           published) and prints how many of its cells and
+#                                           Doublets-vs-Redis ratios lie inside the published
+#                                           intervals
 # Each finished piece goes at once into docs/sample-results (named for the code it measured) and
 # the READMEs are made again from there; a set of the checkout's code replaces the older one of its
 # language and size once it has as many complete rounds. Killed at any moment (SIGKILL included),
@@ -15,13 +20,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { echo "usage: $0 [--plan] [--budget MINUTES] [--commit]" >&2; exit 2; }
-plan_only= budget=() commit=
+usage() { echo "usage: $0 [--plan] [--budget MINUTES] [--commit] | --reproduce B" >&2; exit 2; }
+plan_only= budget=() commit= reproduce=
 while [ $# -gt 0 ]; do
   case $1 in
     --plan) plan_only=1 ;;
     --budget) [ $# -ge 2 ] || usage; budget=(--budget "$2"); shift ;;
     --commit) commit=1 ;;
+    --reproduce) [ $# -ge 2 ] || usage; reproduce=$2; shift ;;
     -h|--help) usage ;;
     *) echo "error: unknown argument $1" >&2; usage ;;
   esac
@@ -32,7 +38,8 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null || { echo "error: $1 is not installed: $2" >&2; exit 1; }; }
 need cargo "install Rust from https://rustup.rs"
 
-cargo build --release -q -p report --bin report --bin plan
+[ -z "$reproduce" ] || [ -z "$plan_only$commit${budget[*]}" ] || { echo "error: --reproduce measures one round alone: no --plan, --budget or --commit beside it" >&2; usage; }
+cargo build --release -q -p report --bin report --bin plan --bin reproduce
 plan=target/release/plan
 report=target/release/report
 results=docs/sample-results
@@ -43,7 +50,13 @@ if [ -n "$plan_only" ]; then
 fi
 
 # What is left, before anything is built: a budget too small for any piece is refused here.
-pieces=$("$plan" "${budget[@]}" "$results")
+if [ -n "$reproduce" ]; then
+  pieces=$("$plan" --reproduce "$reproduce" "$results")
+  kept=target/reproduce-$reproduce
+  rm -rf "$kept" && mkdir -p "$kept"
+else
+  pieces=$("$plan" "${budget[@]}" "$results")
+fi
 if [ -z "$pieces" ]; then
   say "nothing to measure: every published piece is of the checkout's code"
   exit 0
@@ -61,7 +74,7 @@ grep -q '^bench-rust$' <<< "$kinds" && cargo bench --bench bench --no-run -q -p 
 grep -Eq '^(load-rust|memory)$' <<< "$kinds" && cargo build --release -q -p redis-vs-doublets --bin load --bin memory
 grep -q csharp <<< "$kinds" && dotnet build -c Release -v quiet -nologo csharp/RedisVSDoublets >/dev/null
 # The READMEs as the report makes them of what is kept: a run killed while it wrote them is whole again.
-"$report" "$results" 2>&1 | tail -1 >&2
+[ -n "$reproduce" ] || "$report" "$results" 2>&1 | tail -1 >&2
 
 # A piece runs in its own session, so that Ctrl-C or SIGTERM to this script reaches it and all it
 # started (cargo and the bench, its servers) as SIGTERM. A watchdog in a session of its own ends
@@ -121,6 +134,11 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
   esac
   took=$((SECONDS - start))
   [ -s "$partial" ] || { echo "error: $id wrote no result file" >&2; exit 1; }
+  if [ -n "$reproduce" ]; then
+    mv "$partial" "$kept/$file"
+    say "$id took $((took / 60)) min $((took % 60)) s (estimate $minutes min); kept as $kept/$file"
+    continue
+  fi
   # Kept at once: the piece is in the committed folder before anything else can fail.
   mv "$partial" "$results/$file"
   # A newer memory or load run replaces the older of its size; a bench set of this code replaces
@@ -146,6 +164,11 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
   fi
 done <<< "$pieces"
 took=$((SECONDS - began))
+if [ -n "$reproduce" ]; then
+  say "measured one round at B = $reproduce in $((took / 60)) min $((took % 60)) s; against the published intervals:"
+  grep -l '^# machine: busy' "$kept"/* 2>/dev/null | sed 's/^/warning: a busy round, left out: /' >&2 || true
+  exec target/release/reproduce "$results" "$kept"
+fi
 say "measured $count piece(s) in $((took / 60)) min $((took % 60)) s; what is left:"
 if "$plan" "$results" 2>&1 >/dev/null | tee /dev/stderr | grep -q "^  0 piece(s)"; then
   # The re-measure is finished: every published figure must now be of the checkout's code.

@@ -17,6 +17,7 @@
 //! - [`json`]: docs/results.json and its JSON Schema.
 //! - [`measured`]: which code each result measured, the label of older code's, one set per piece.
 //! - [`readme`]: splicing a section between markers.
+//! - [`reproduce`]: fresh rounds against the published intervals.
 
 pub mod charts;
 pub mod environment;
@@ -29,6 +30,7 @@ pub mod pages;
 pub mod parts;
 pub mod plan;
 pub mod readme;
+pub mod reproduce;
 pub mod stats;
 pub mod tables;
 pub mod view;
@@ -425,6 +427,18 @@ fn orphan_charts(charts: &Path, outputs: &[(PathBuf, String)]) -> Result<Vec<Pat
 
 /// The bench result files, the memory runs (`*.json`, from `--bin memory`) and the load runs
 /// (`load-*.json`, from `--bin load`) among the inputs.
+/// The tables the report publishes of the result files at `paths` (quiet rounds, one set per
+/// piece, missing cells allowed), for the checkout at `root`: what the reproduce check compares.
+pub fn tables_of(spec: &Spec, root: &Path, paths: &[PathBuf]) -> Result<Vec<tables::Table>> {
+    let (files, memory, load) = read_results(paths)?;
+    let (files, _) = measured::quiet(files, false);
+    let selected = measured::select(files, memory, load, spec);
+    let fingerprint = redis_vs_doublets::provenance::fingerprint(root, &spec.fingerprint)?;
+    let recorded = measured::recorded(&selected.files, &selected.memory, &selected.load);
+    let code = measured::Checkout::new(root, fingerprint, &spec.fingerprint).resolve(recorded)?;
+    tables::build(spec, &selected.files, &code, true)
+}
+
 pub fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun>, Vec<LoadRun>)> {
     let mut entries = Vec::new();
     for path in paths {

@@ -1486,3 +1486,70 @@ fn a_busy_round_is_left_out_unless_allowed_and_the_method_page_shows_each_rounds
         .read("docs/method.md")
         .contains("| 48.5% | 0.05% | busy |"));
 }
+
+/// The fixture as round `k`, each time scaled by `scale` of its cell's name.
+fn scaled_round(k: u32, scale: impl Fn(&str) -> f64) -> String {
+    let mut out = format!("# round: {k}\n");
+    for line in fixture("rust-b1000.txt").lines() {
+        match line.split_once(" ... bench: ") {
+            Some((name, figures)) => {
+                let (median, rest) = figures.trim_start().split_once(" ns/iter").unwrap();
+                let median: f64 = median.replace(',', "").parse().unwrap();
+                let median = (median * scale(name)).round();
+                out.push_str(&format!("{name} ... bench: {median} ns/iter{rest}\n"));
+            }
+            None => out.push_str(&format!("{line}\n")),
+        }
+    }
+    out
+}
+
+#[test]
+fn a_fresh_round_is_compared_with_the_published_intervals() {
+    let folder = |files: Vec<(String, String)>| {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    };
+    // Redis moves from round to round, Doublets not: every ratio's interval has a width.
+    let redis = |name: &str| name.contains("/Redis_");
+    let published = folder(
+        (1..=6)
+            .map(|k| {
+                let round = scaled_round(k, |n| if redis(n) { 0.8 + 0.1 * k as f64 } else { 1.0 });
+                (format!("r{k}.txt"), round)
+            })
+            .collect(),
+    );
+    let fresh = |scale: f64| scaled_round(1, move |n: &str| if redis(n) { scale } else { 1.0 });
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let spec = redis_vs_doublets::spec::Spec::load(
+        &root.join("spec/benchmarks.yaml"),
+        &redis_vs_doublets::check_request,
+    )
+    .unwrap();
+    let tables = |dir: &tempfile::TempDir| {
+        report::tables_of(&spec, &root, &[dir.path().to_path_buf()]).unwrap()
+    };
+    // A round within the published ones: every cell and ratio inside.
+    let same = folder(vec![("f.txt".into(), fresh(1.05))]);
+    let a = report::reproduce::compare(&spec, &tables(&published), &tables(&same));
+    assert!(a.cells > 0 && a.ratios > 0, "{a:?}");
+    assert_eq!(
+        (a.cells_inside, a.ratios_inside),
+        (a.cells, a.ratios),
+        "{a:?}"
+    );
+    // Redis three times slower than published: its cells and every ratio against it outside.
+    let changed = folder(vec![("f.txt".into(), fresh(3.0))]);
+    let a = report::reproduce::compare(&spec, &tables(&published), &tables(&changed));
+    assert_eq!(a.ratios_inside, 0, "{a:?}");
+    assert!(a.cells_inside > 0 && a.cells_inside < a.cells, "{a:?}");
+    assert!(
+        a.details.iter().all(|d| d.ends_with("(outside)")),
+        "{:?}",
+        a.details
+    );
+}

@@ -6,7 +6,9 @@
 //! id, estimate in minutes, result file, command kind, size, then its environment as KEY=VALUE:
 //! every piece without `--budget`, else the most valuable ones that fit in it (a piece longer
 //! than the plan's longest is left out). `--superseded` prints instead the result files
-//! that a complete set of the checkout's code has replaced, for removal.
+//! that a complete set of the checkout's code has replaced, for removal. `--reproduce B` prints
+//! instead one round of every language at the published size B, measured or not, for
+//! `examples/remeasure.sh --reproduce B`.
 
 use std::path::PathBuf;
 
@@ -27,6 +29,7 @@ fn main() -> std::process::ExitCode {
 fn run() -> anyhow::Result<()> {
     let mut budget: Option<f64> = None;
     let mut superseded = false;
+    let mut reproduce: Option<u64> = None;
     let mut results = PathBuf::from("docs/sample-results");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -46,8 +49,17 @@ fn run() -> anyhow::Result<()> {
                 budget = Some(minutes);
             }
             "--superseded" => superseded = true,
+            "--reproduce" => {
+                let value = args
+                    .next()
+                    .context("--reproduce needs a size B, e.g. --reproduce 1000")?;
+                let b = value
+                    .parse()
+                    .with_context(|| format!("--reproduce {value}: not a whole number"))?;
+                reproduce = Some(b);
+            }
             other if other.starts_with('-') => {
-                bail!("unknown option {other}: usage: plan [--budget MINUTES] [--superseded] [RESULTS]")
+                bail!("unknown option {other}: usage: plan [--budget MINUTES] [--superseded] [--reproduce B] [RESULTS]")
             }
             other => results = PathBuf::from(other),
         }
@@ -68,11 +80,29 @@ fn run() -> anyhow::Result<()> {
         return Ok(());
     }
 
-    let pieces = plan::pending(&spec, &files, &memory, &load, &fingerprint);
-    eprintln!(
-        "what the checkout's code (fingerprint {}) has left to measure:",
-        &fingerprint[..7]
-    );
+    let pieces = match reproduce {
+        // One round of each language at B, whatever is measured: its first round, as if none were.
+        Some(b) => {
+            let round: Vec<plan::Piece> = plan::pending(&spec, &[], &[], &[], &fingerprint)
+                .into_iter()
+                .filter(|p| matches!(&p.what, plan::What::Bench(r) if r.background == b && r.round == 1))
+                .collect();
+            if round.is_empty() {
+                bail!("--reproduce {b}: not a bench size the spec's publish plan names");
+            }
+            round
+        }
+        None => plan::pending(&spec, &files, &memory, &load, &fingerprint),
+    };
+    match reproduce {
+        Some(b) => eprintln!(
+            "one round of the checkout's code at B = {b}, to compare with the published intervals:"
+        ),
+        None => eprintln!(
+            "what the checkout's code (fingerprint {}) has left to measure:",
+            &fingerprint[..7]
+        ),
+    }
     for line in plan::describe(&pieces) {
         eprintln!("  {line}");
     }
