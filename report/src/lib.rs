@@ -427,6 +427,17 @@ fn orphan_charts(charts: &Path, outputs: &[(PathBuf, String)]) -> Result<Vec<Pat
 
 /// The bench result files, the memory runs (`*.json`, from `--bin memory`) and the load runs
 /// (`load-*.json`, from `--bin load`) among the inputs.
+/// How a helper binary ends: success, or its error as one line of causes on stderr and status 1.
+pub fn exit(result: Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The tables the report publishes of the result files at `paths` (quiet rounds, one set per
 /// piece, missing cells allowed), for the checkout at `root`: what the reproduce check compares.
 pub fn tables_of(spec: &Spec, root: &Path, paths: &[PathBuf]) -> Result<Vec<tables::Table>> {

@@ -17,13 +17,7 @@ use redis_vs_doublets::{check_request, provenance, spec::Spec};
 use report::{measured, plan, read_results};
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    report::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {

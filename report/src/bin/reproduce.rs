@@ -10,13 +10,7 @@ use redis_vs_doublets::{check_request, spec::Spec};
 use report::{reproduce, tables_of};
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    report::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
