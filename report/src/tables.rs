@@ -117,14 +117,14 @@ const ENVIRONMENT: [&str; 5] = [
 ];
 
 impl Environment {
-    fn of(file: &ResultFile, split: bool) -> Self {
+    /// What `file` recorded; `part` names the part of its round it holds, which
+    /// [`environment`] keeps only where a round came in several files.
+    fn of(file: &ResultFile) -> Self {
         let get = |key: &str| file.get(key).map(str::to_string);
+        let part = ["families", "servers", "clients"].map(|k| file.get(k).unwrap_or("—"));
         Environment {
             round: file.get("round").and_then(|r| r.parse().ok()).unwrap_or(1),
-            part: split.then(|| {
-                let parts = ["families", "servers", "clients"].map(|k| file.get(k).unwrap_or("—"));
-                parts.join("; ")
-            }),
+            part: Some(part.join("; ")),
             calibration_start: get("calibration_start"),
             calibration_end: get("calibration_end"),
             other_processes: get("other_processes"),
@@ -676,15 +676,13 @@ pub fn clients(spec: &Spec, tables: &[Table]) -> Vec<ClientsTable> {
 
 /// Each input's machine, in round order; a round measured in pieces names each piece's part.
 fn environment(group: &[&ResultFile]) -> Vec<Environment> {
-    let round = |f: &ResultFile| {
-        f.get("round")
-            .and_then(|r| r.parse::<u32>().ok())
-            .unwrap_or(1)
-    };
-    let mut environment: Vec<Environment> = group
-        .iter()
-        .map(|f| Environment::of(f, group.iter().filter(|g| round(g) == round(f)).count() > 1))
-        .collect();
+    let mut environment: Vec<Environment> = group.iter().map(|f| Environment::of(f)).collect();
+    let rounds: Vec<u32> = environment.iter().map(|e| e.round).collect();
+    for e in &mut environment {
+        if rounds.iter().filter(|&&r| r == e.round).count() == 1 {
+            e.part = None; // a whole round in one file
+        }
+    }
     environment.sort_by(|a, b| (a.round, &a.part).cmp(&(b.round, &b.part)));
     environment
 }
