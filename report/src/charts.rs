@@ -94,11 +94,55 @@ fn shade(RGBColor(r, g, b): RGBColor, rank: usize) -> RGBColor {
     RGBColor(mix(r), mix(g), mix(b))
 }
 
-/// Legend entries per line: the longest backend name fits a quarter of the width at [`FONT`].
+/// The most legend entries to a line of the wide charts (fewer where names are long).
 const LEGEND_PER_LINE: usize = 4;
 /// The height of one legend line.
 const LEGEND_LINE: u32 = 26;
-const FONT: u32 = 15;
+const FONT: f64 = 15.0;
+/// The SVG backend writes a font of size s as s / 1.24 pixels.
+const PIXELS_PER_SIZE: f64 = 1.0 / 1.24;
+
+/// An upper estimate of how wide `text` draws at `pixels` (an SVG font-size) in a sans-serif font,
+/// from per-character widths in ems (DejaVu Sans, the widest common default): the charts name no
+/// font file, so the reader's own font draws them, and layout must leave room for a wide one.
+pub fn text_width(text: &str, pixels: f64) -> f64 {
+    let em = |c: char| match c {
+        ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | 'i' | 'j' | 'l' | 'I' | '(' | ')'
+        | '[' | ']' | 'f' | 't' | 'r' => 0.4,
+        'm' | 'w' | 'M' | 'W' | 'ш' | 'щ' | 'ж' | 'ю' | 'ы' | 'Ш' | 'Щ' | 'Ж' | 'Ю' | 'Ы' | 'м'
+        | 'Д' | 'Ф' | 'ф' | '…' | '—' | '%' | '@' => 0.95,
+        'A'..='Z' | 'А'..='Я' | 'Ё' | '×' | '#' => 0.75,
+        _ => 0.64,
+    };
+    text.chars().map(em).sum::<f64>() * pixels
+}
+
+/// `text` in lines of whole words, each as wide as `room` pixels at [`FONT`] where its words allow.
+fn wrap(text: &str, room: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), FONT * PIXELS_PER_SIZE) <= room => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// How many legend entries fit a line of `width` pixels, at most `most`: the longest name's width
+/// with its swatch and a gap.
+fn legend_per_line(names: &[(String, RGBColor)], width: u32, most: usize) -> usize {
+    let longest = names
+        .iter()
+        .map(|(n, _)| text_width(n, FONT * PIXELS_PER_SIZE))
+        .fold(0.0, f64::max);
+    // Entries start 20 px in, one slot of width / per_line apart: the last ends inside.
+    let fit = (f64::from(width) - 40.0) / (longest + 18.0 + 12.0);
+    (fit.floor() as usize).clamp(1, most)
+}
 
 /// What a table's chart shows.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -169,15 +213,16 @@ pub fn table(
             .filter(|(j, _)| dots.iter().any(|d| d.1 == *j))
             .map(|(j, b)| (b.clone(), colours.of(b, j)))
             .collect();
-        let lines = shown.chunks(LEGEND_PER_LINE).count().max(1) as u32;
+        let per_line = legend_per_line(&shown, 960, LEGEND_PER_LINE);
+        let lines = shown.chunks(per_line).count().max(1) as u32;
         let root =
             SVGBackend::with_string(&mut svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
         let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
         draw_title(&head, title)?;
         let mut legend = head.split_vertically(36).1;
-        for line in shown.chunks(LEGEND_PER_LINE) {
+        for line in shown.chunks(per_line) {
             let (this, rest) = legend.split_vertically(LEGEND_LINE);
-            draw_legend(&this, line, LEGEND_PER_LINE)?;
+            draw_legend(&this, line, per_line)?;
             legend = rest;
         }
         let mut chart = ChartBuilder::on(&plot)
@@ -215,14 +260,17 @@ pub fn table(
                 .draw_series([Circle::new((x, median), 5, color.filled())])
                 .map_err(draw_error)?;
         }
-        // Operation names under their groups, a word a line so neighbours do not overlap.
+        // Operation names under their groups, wrapped to a group's width so neighbours do not
+        // overlap.
         let style =
             (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
+        let group =
+            chart.backend_coord(&(1.0, range.start)).0 - chart.backend_coord(&(0.0, range.start)).0;
         for (k, name) in names.iter().enumerate() {
             let (x, y) = chart.backend_coord(&(k as f64 + 0.5, range.start));
-            for (line, word) in name.split(' ').enumerate() {
+            for (line, words) in wrap(name, f64::from(group - 8)).iter().enumerate() {
                 root.draw(&Text::new(
-                    word.to_string(),
+                    words.clone(),
                     (x, y + 6 + 16 * line as i32),
                     style.clone(),
                 ))
@@ -365,13 +413,13 @@ fn log_log(
     let y_range = decades(points.iter().map(|(_, v)| *v), y_base);
     let mut svg = String::new();
     {
-        // Three names to a line of the narrower chart.
-        let per_line = 3;
+        // At most three names to a line of the narrower chart.
         let names: Vec<(String, RGBColor)> = series
             .iter()
             .enumerate()
             .map(|(j, (n, _))| (n.clone(), colours.of(n, j)))
             .collect();
+        let per_line = legend_per_line(&names, 760, 3);
         let lines = names.chunks(per_line).count().max(2) as u32;
         let root = SVGBackend::with_string(&mut svg, (760, 420 + 30 * lines)).into_drawing_area();
         let (head, plot) = root.split_vertically(36 + 30 * lines);
@@ -489,11 +537,15 @@ fn widened(range: &std::ops::Range<f64>) -> std::ops::Range<f64> {
 fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<()> {
     // A second line, smaller, says what code the figures measured when it is not the checkout's.
     let (title, note) = title.split_once('\n').unwrap_or((title, ""));
-    let centre = area.dim_in_pixel().0 as i32 / 2;
-    for (text, size, y) in [(title, FONT + 2, 8), (note, FONT - 2, 25)] {
+    let width = area.dim_in_pixel().0;
+    let centre = width as i32 / 2;
+    for (text, size, y) in [(title, FONT + 2.0, 8), (note, FONT - 2.0, 25)] {
         if text.is_empty() {
             continue;
         }
+        // A title too long for the chart is drawn smaller rather than cut at both edges.
+        let room = f64::from(width) - 16.0;
+        let size = size.min(room / text_width(text, PIXELS_PER_SIZE));
         let style = ("sans-serif", size)
             .into_font()
             .color(&INK)
