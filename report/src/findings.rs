@@ -6,8 +6,8 @@ use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, spec::Spec};
 use serde::Serialize;
 
 use crate::{
-    format::{bytes, per_second, significant, whole, Lang},
-    headline::Line,
+    format::{bytes, duration, per_second, significant, whole, Lang},
+    headline::{Against, Line, Summary},
     stats::Verdict,
     view::language_name,
 };
@@ -52,18 +52,6 @@ fn times_range(range: (f64, f64), lang: Lang) -> String {
     format!("{}×", printed_range(range, |v| times(v, lang)))
 }
 
-/// "в 12–345 раз", "в 1,5–2,2 раза": the form the upper end takes (a decimal takes "раза").
-fn times_range_ru(range: (f64, f64)) -> String {
-    let text = times_range(range, Lang::Ru);
-    let number = text.trim_end_matches('×');
-    let last = number.rsplit('–').next().unwrap_or(number);
-    let form = last
-        .replace(['\u{a0}', ' '], "")
-        .parse::<u64>()
-        .map_or(1, crate::format::russian_form);
-    format!("в {number} {}", ["раз", "раза", "раз"][form])
-}
-
 /// "B = 1,000 … 1,000,000", or one size.
 fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
     sizes.sort_unstable();
@@ -72,17 +60,6 @@ fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
         (Some(a), Some(b)) if a != b => format!("B = {} … {}", whole(*a, lang), whole(*b, lang)),
         (Some(a), _) => format!("B = {}", whole(*a, lang)),
         _ => String::new(),
-    }
-}
-
-fn languages_text(lines: &[&Line], lang: Lang) -> String {
-    let mut names: Vec<&str> = lines.iter().map(|l| language_name(&l.language)).collect();
-    names.dedup();
-    match (names.len(), lang) {
-        (1, Lang::En) => format!("in {} alone", names[0]),
-        (1, Lang::Ru) => format!("только на {}", names[0]),
-        (_, Lang::En) => "in both languages".into(),
-        (_, Lang::Ru) => "на обоих языках".into(),
     }
 }
 
@@ -96,8 +73,8 @@ fn page_link(page: &str, [en, ru]: [&str; 2], pages: &str, lang: Lang) -> String
 }
 
 /// The pages of a suite, one per language measured: "[Rust](…) · [C#](…)".
-fn page_links(lines: &[&Line], suite: &str, pages: &str, lang: Lang) -> String {
-    let mut languages: Vec<&str> = lines.iter().map(|l| l.language.as_str()).collect();
+fn page_links(languages: &[&str], suite: &str, pages: &str, lang: Lang) -> String {
+    let mut languages = languages.to_vec();
     languages.dedup();
     languages
         .iter()
@@ -139,7 +116,8 @@ pub fn reads_only(spec: &Spec, operation: &str) -> bool {
     })
 }
 
-/// Every statement, in reading order.
+/// Every statement, in reading order: one per question (against Redis' fastest mode, against one
+/// request per round trip, memory, concurrent clients).
 pub fn findings(
     spec: &Spec,
     lines: &[Line],
@@ -148,228 +126,118 @@ pub fn findings(
     pages: &str,
     lang: Lang,
 ) -> Vec<Finding> {
-    let mut found = Vec::new();
-    for suite in &spec.suites {
-        let of_suite: Vec<&Line> = lines.iter().filter(|l| l.suite == suite.id).collect();
-        if let Some(text) = speed(
-            &of_suite,
-            &suite.id,
-            &lang.text(&suite.name),
-            spec,
-            pages,
-            lang,
-        ) {
-            found.push(Finding { text });
-        }
-    }
-    if let Some(text) = growth(spec, lines, lang) {
-        found.push(Finding { text });
-    }
-    if let Some(text) = memory_finding(spec, memory, pages, lang) {
-        found.push(Finding { text });
-    }
-    if let Some(text) = load_finding(spec, load, pages, lang) {
-        found.push(Finding { text });
-    }
-    found
+    let summaries = crate::headline::summaries(lines);
+    [Against::Fastest, Against::OneByOne]
+        .into_iter()
+        .filter_map(|against| speed(spec, &summaries, against, pages, lang))
+        .chain(memory_finding(spec, memory, pages, lang))
+        .chain(load_finding(spec, load, pages, lang))
+        .map(|text| Finding { text })
+        .collect()
 }
 
-/// One suite against Redis: its fastest mode and its one request per round trip.
+/// The sizes a suite's speed is quoted at: the one with the most rounds (the smallest B among
+/// equals), where its intervals are narrowest, and the largest measured, where the gap is least
+/// alike (B changes the depth of Doublets' trees and the size of Redis' tables).
+pub fn quoted_sizes(summaries: &[&Summary]) -> Vec<(u64, u64)> {
+    let size = |s: &&Summary| (s.background, s.operations);
+    let most = summaries
+        .iter()
+        .min_by_key(|s| (std::cmp::Reverse(s.rounds), s.background, s.operations))
+        .map(size);
+    let largest = summaries
+        .iter()
+        .max_by_key(|s| (s.background, s.operations))
+        .map(size);
+    let mut sizes: Vec<(u64, u64)> = most.into_iter().chain(largest).collect();
+    sizes.dedup();
+    sizes
+}
+
+/// One question's line: per suite, Doublets against one Redis mode as the geometric mean over the
+/// suite's operations, with its interval and level, per language, at the quoted sizes.
 fn speed(
-    lines: &[&Line],
-    suite: &str,
-    name: &str,
     spec: &Spec,
+    summaries: &[Summary],
+    against: Against,
     pages: &str,
     lang: Lang,
 ) -> Option<String> {
-    let best = range(lines.iter().map(|l| l.best.ratio))?;
-    let one = range(
-        lines
+    let mut suites = Vec::new();
+    let mut undecided = false;
+    for suite in &spec.suites {
+        let of: Vec<&Summary> = summaries
             .iter()
-            .filter_map(|l| l.one_by_one.as_ref().map(|r| r.ratio)),
-    );
-    let sizes = sizes_text(lines.iter().map(|l| l.background).collect(), lang);
-    let languages = languages_text(lines, lang);
-    // A verdict needs an interval at the report's level; where a size has fewer rounds, its ratios
-    // are what its rounds measured, and the sentence says no more than that.
-    let op = |id: &str| {
-        spec.suite(suite)
-            .and_then(|s| s.operations.iter().find(|o| o.id == id))
-            .map_or(id.to_string(), |o| o.name.clone())
-    };
-    let not_faster: Vec<String> = lines
-        .iter()
-        .filter(|l| !matches!(l.best.verdict, Verdict::Faster | Verdict::NoVerdict))
-        .map(|l| {
-            format!(
-                "{} ({}, B = {})",
-                op(&l.operation),
-                language_name(&l.language),
-                whole(l.background, lang)
-            )
-        })
-        .collect();
-    let undecided = undecided(lines, lang);
-    let links = page_links(lines, suite, pages, lang);
-    let one_text = |times: &dyn Fn((f64, f64)) -> String| one.map_or("—".into(), times);
-    let mut text = match (lang, undecided.is_empty()) {
-        (Lang::En, true) => format!(
-            "**{name}: Doublets is {} faster than Redis' fastest mode** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests), and {} faster than one request per round trip (`Redis_NonTransaction`), {sizes}, {languages}.",
-            times_range(best, lang),
-            one_text(&|r| times_range(r, lang)),
-        ),
-        (Lang::En, false) => format!(
-            "**{name}: Redis' fastest mode took {} as long as Doublets** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests), and one request per round trip (`Redis_NonTransaction`) {} as long, {sizes}, {languages}.",
-            times_range(best, lang),
-            one_text(&|r| times_range(r, lang)),
-        ),
-        (Lang::Ru, true) => format!(
-            "**{name}: Doublets {} быстрее самого быстрого режима Redis** (для каждой операции самого быстрого из трёх: запрос за обмен, один MULTI/EXEC или один конвейер на итерацию из N запросов) и {} быстрее режима «один запрос — один обмен» (`Redis_NonTransaction`), {sizes}, {languages}.",
-            times_range_ru(best),
-            one_text(&times_range_ru),
-        ),
-        (Lang::Ru, false) => format!(
-            "**{name}: самый быстрый режим Redis тратил {} больше времени, чем Doublets** (для каждой операции самый быстрый из трёх: запрос за обмен, один MULTI/EXEC или один конвейер на итерацию из N запросов), а режим «один запрос — один обмен» (`Redis_NonTransaction`) — {} больше, {sizes}, {languages}.",
-            times_range_ru(best),
-            one_text(&times_range_ru),
-        ),
-    };
-    if !not_faster.is_empty() {
-        text += &match lang {
-            Lang::En => format!(
-                " Not shown faster by its {}% interval: {}.",
-                (crate::stats::LEVEL * 100.0).round(),
-                not_faster.join(", ")
-            ),
-            Lang::Ru => format!(
-                " Интервал {}% не показывает, что быстрее: {}.",
-                (crate::stats::LEVEL * 100.0).round(),
-                not_faster.join(", ")
-            ),
-        };
+            .filter(|s| s.suite == suite.id && s.against == against)
+            .collect();
+        let at_sizes: Vec<String> = quoted_sizes(&of)
+            .into_iter()
+            .map(|(b, n)| {
+                let cells: Vec<String> = of
+                    .iter()
+                    .filter(|s| (s.background, s.operations) == (b, n))
+                    .map(|s| {
+                        undecided |= s.of.verdict == Verdict::NoVerdict;
+                        crate::view::headline_cell(&s.of, language_name(&s.language), lang)
+                    })
+                    .collect();
+                let at = match lang {
+                    Lang::En => "at",
+                    Lang::Ru => "при",
+                };
+                format!(
+                    "{} {at} B = {}, N = {}",
+                    cells.join(" · "),
+                    whole(b, lang),
+                    whole(n, lang)
+                )
+            })
+            .collect();
+        if at_sizes.is_empty() {
+            continue;
+        }
+        let languages: Vec<&str> = of.iter().map(|s| s.language.as_str()).collect();
+        suites.push(format!(
+            "{}: {} ({})",
+            lang.text(&suite.name),
+            at_sizes.join("; "),
+            page_links(&languages, &suite.id, pages, lang)
+        ));
     }
-    text += &undecided;
-    Some(format!("{text} {links}"))
-}
-
-/// " No verdict at B = 1,000 and 10,000 (3 rounds: 75% intervals) or B = 100,000 (1 round): …",
-/// for the sizes whose rounds give no interval at the level a verdict needs; empty when none.
-fn undecided(lines: &[&Line], lang: Lang) -> String {
-    let mut by_rounds: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();
-    for l in lines
-        .iter()
-        .filter(|l| l.best.verdict == Verdict::NoVerdict)
-    {
-        by_rounds.entry(l.rounds).or_default().push(l.background);
+    if suites.is_empty() {
+        return None;
     }
-    if by_rounds.is_empty() {
-        return String::new();
-    }
-    let groups: Vec<String> = by_rounds
-        .into_iter()
-        .rev()
-        .map(|(rounds, mut sizes)| {
-            sizes.sort_unstable();
-            sizes.dedup();
-            let sizes: Vec<String> = sizes.iter().map(|b| whole(*b, lang)).collect();
-            let level = crate::stats::level(rounds).map(crate::stats::level_text);
-            match (lang, level) {
-                (Lang::En, Some(level)) => {
-                    format!(
-                        "B = {} ({rounds} rounds: {level} intervals)",
-                        sizes.join(", ")
-                    )
-                }
-                (Lang::En, None) => format!("B = {} (1 round: no interval)", sizes.join(", ")),
-                (Lang::Ru, Some(level)) => format!(
-                    "B = {} ({rounds} {}: интервалы {level})",
-                    sizes.join(", "),
-                    ["раунд", "раунда", "раундов"][crate::format::russian_form(rounds as u64)]
-                ),
-                (Lang::Ru, None) => format!("B = {} (1 раунд: интервала нет)", sizes.join(", ")),
-            }
-        })
-        .collect();
     let (level, rounds) = (
         (crate::stats::LEVEL * 100.0).round(),
         crate::stats::rounds_for_level(),
     );
-    match lang {
+    let mode = match (against, lang) {
+        (Against::Fastest, Lang::En) => "**Against Redis' fastest mode** (per operation the fastest of one request per round trip, one MULTI/EXEC or one pipeline per iteration of N requests)",
+        (Against::Fastest, Lang::Ru) => "**Против самого быстрого режима Redis** (для каждой операции самого быстрого из трёх: каждый запрос отдельным обменом, один MULTI/EXEC или один конвейер на итерацию из N запросов)",
+        (Against::OneByOne, Lang::En) => "**Against one request per round trip** (`Redis_NonTransaction`: each request waits for its answer before the next is sent)",
+        (Against::OneByOne, Lang::Ru) => "**Против режима «каждый запрос отдельным обменом»** (`Redis_NonTransaction`: следующий запрос уходит, когда пришёл ответ на предыдущий)",
+    };
+    let mut text = match lang {
         Lang::En => format!(
-            " No verdict at {}: these are the ratios the rounds measured, and a verdict needs a {level}% interval, {rounds} rounds.",
-            groups.join("; ")
+            "{mode}: how many times as long Redis took as Doublets, the geometric mean over a suite's operations [interval over the rounds, its level]. {}.",
+            suites.join(". ")
         ),
         Lang::Ru => format!(
-            " Без вывода при {}: это отношения, измеренные в раундах, а для вывода нужен интервал {level}%, {rounds} раундов.",
-            groups.join("; ")
+            "{mode}: во сколько раз больше времени тратил Redis, чем Doublets, — среднее геометрическое по операциям набора [интервал по раундам, его уровень]. {}.",
+            suites.join(". ")
         ),
-    }
-}
-
-/// How the gap changes from the smallest B to the largest, per language: the median over a
-/// table's operations of the ratio against Redis' fastest mode.
-fn growth(spec: &Spec, lines: &[Line], lang: Lang) -> Option<String> {
-    let mut parts = Vec::new();
-    for suite in &spec.suites {
-        let mut of_suite = Vec::new();
-        for language in crate::tables::LANGUAGES {
-            let of: Vec<&Line> = lines
-                .iter()
-                .filter(|l| l.language == language && l.suite == suite.id)
-                .collect();
-            let (Some(first), Some(last)) = (
-                of.iter().map(|l| l.background).min(),
-                of.iter().map(|l| l.background).max(),
-            ) else {
-                continue;
-            };
-            if first == last {
-                continue;
+    };
+    if undecided {
+        text += &match lang {
+            Lang::En => {
+                format!(" No verdict yet: a verdict needs a {level}% interval, {rounds} rounds.")
             }
-            let median_at = |b: u64| {
-                let ratios = of.iter().filter(|l| l.background == b);
-                crate::stats::median(ratios.map(|l| l.best.ratio))
-            };
-            let at = |b: u64| times(median_at(b), lang);
-            let at_ru = |b: u64| times_range_ru((median_at(b), median_at(b)));
-            let (from, to) = (whole(first, lang), whole(last, lang));
-            of_suite.push(match lang {
-                Lang::En => format!(
-                    "{} {}× at B = {from} → {}× at {to}",
-                    language_name(language),
-                    at(first),
-                    at(last)
-                ),
-                Lang::Ru => format!(
-                    "{} {} при B = {from} → {} при {to}",
-                    language_name(language),
-                    at_ru(first),
-                    at_ru(last)
-                ),
-            });
-        }
-        if !of_suite.is_empty() {
-            parts.push(format!(
-                "{}: {}",
-                lang.text(&suite.name),
-                of_suite.join(", ")
-            ));
-        }
+            Lang::Ru => {
+                format!(" Вывода пока нет: для него нужен интервал {level}%, {rounds} раундов.")
+            }
+        };
     }
-    if parts.is_empty() {
-        return None;
-    }
-    Some(match lang {
-        Lang::En => format!(
-            "**As B grows**, the median over a suite's operations of the gap against Redis' fastest mode goes, {}.",
-            parts.join("; ")
-        ),
-        Lang::Ru => format!(
-            "**С ростом B** разрыв с самым быстрым режимом Redis (медиана по операциям набора) меняется так: {}.",
-            parts.join("; ")
-        ),
-    })
+    Some(text)
 }
 
 /// Memory, suite by suite (they cross differently): Doublets' fixed reserve and bytes per link or
@@ -487,9 +355,9 @@ fn memory_of_suite(runs: &[MemoryRun], suite: &str, name: &str, lang: Lang) -> O
     })
 }
 
-/// One class of load rows: the range of its factors from the fewest clients to the most, and of
-/// its rates at the most.
-pub type Scaling = (Option<(f64, f64)>, Option<(f64, f64)>);
+/// One class of load rows: the range of its factors from the fewest clients to the most, of its
+/// rates at the most, and of its p99 latencies at the most (ns).
+pub type Scaling = [Option<(f64, f64)>; 3];
 
 /// Concurrent clients, reads and writes apart: how each store's rate changes from the fewest
 /// clients to the most (the most's requests per second over the fewest's, for every run, store
@@ -514,6 +382,7 @@ pub fn load_scaling(spec: &Spec, runs: &[LoadRun]) -> Option<[Scaling; 3]> {
     };
     let mut changes: [Vec<f64>; 3] = Default::default();
     let mut most: [Vec<f64>; 3] = Default::default();
+    let mut p99: [Vec<f64>; 3] = Default::default();
     for run in runs {
         for f in run.figures.iter().filter(|f| f.clients == first_k) {
             let Some(c) = class(f) else { continue };
@@ -524,27 +393,23 @@ pub fn load_scaling(spec: &Spec, runs: &[LoadRun]) -> Option<[Scaling; 3]> {
             };
             changes[c].push(last.per_second / f.per_second);
             most[c].push(last.per_second);
+            p99[c].push(last.latency_ns.p99 as f64);
         }
     }
-    let [a, b, c] = [0, 1, 2].map(|k| {
-        (
-            range(changes[k].iter().copied()),
-            range(most[k].iter().copied()),
-        )
-    });
-    Some([a, b, c])
+    Some([0, 1, 2].map(|k| [&changes[k], &most[k], &p99[k]].map(|v| range(v.iter().copied()))))
 }
 
 fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Option<String> {
     let load = spec.load.as_ref()?;
     let (&first_k, &last_k) = (load.clients.first()?, load.clients.last()?);
-    let [(reads, reads_at), (writes, writes_at), (one, one_at)] = load_scaling(spec, runs)?;
+    let [[reads, reads_at, reads_p99], [writes, writes_at, writes_p99], [one, one_at, one_p99]] =
+        load_scaling(spec, runs)?;
     let (reads, writes, one) = (reads?, writes?, one?);
-    let rates = |r: Option<(f64, f64)>| {
-        r.map_or("—".into(), |range| {
-            printed_range(range, |v| per_second(v, lang))
-        })
+    let printed = |r: Option<(f64, f64)>, print: &dyn Fn(f64) -> String| {
+        r.map_or("—".into(), |range| printed_range(range, print))
     };
+    let rates = |r| printed(r, &|v| per_second(v, lang));
+    let p99 = |r| printed(r, &|v| duration(v, lang));
     let sizes = sizes_text(runs.iter().map(|r| r.background).collect(), lang);
     let cpus = runs
         .iter()
@@ -555,12 +420,12 @@ fn load_finding(spec: &Spec, runs: &[LoadRun], pages: &str, lang: Lang) -> Optio
     let link = page_link("load", ["load", "нагрузка"], pages, lang);
     Some(match lang {
         Lang::En => format!(
-            "**Concurrent clients, reads and writes apart** (K = {first_k} against {last_k} on {cpus} CPUs, {sizes}): Doublets' reads change {} (to {} requests/s); its writes, one at a time behind the store's lock, {} (to {}); Redis with one request per round trip {} (to {}). A factor is the rate at K = {last_k} over the rate at K = {first_k}, per store, operation and run. {link}",
-            times_range(reads, lang), rates(reads_at), times_range(writes, lang), rates(writes_at), times_range(one, lang), rates(one_at)
+            "**Concurrent clients, reads and writes apart** (K = {first_k} against {last_k} on {cpus} CPUs, {sizes}; a closed loop: each client sends its next request when the last is answered): Doublets' reads change {} (to {} requests/s, p99 {}); its writes, one at a time behind the store's lock, {} (to {}, p99 {}); Redis with one request per round trip {} (to {}, p99 {}). A factor is the rate at K = {last_k} over the rate at K = {first_k}, per store, operation and run; a p99 is at K = {last_k}, of a timed batch (a Doublets batch holds several requests, a server's one), and under a closed loop it is the latency at the rate the store kept up, not at a fixed offered rate. {link}",
+            times_range(reads, lang), rates(reads_at), p99(reads_p99), times_range(writes, lang), rates(writes_at), p99(writes_p99), times_range(one, lang), rates(one_at), p99(one_p99)
         ),
         Lang::Ru => format!(
-            "**Одновременные клиенты, чтение и запись отдельно** (K = {first_k} против {last_k} на {cpus} процессорах, {sizes}): скорость чтения Doublets меняется в {} раза (до {} запросов/с); его записи, по одной за раз под блокировкой хранилища, — в {} раза (до {}); Redis с одним запросом за обмен — в {} раза (до {}). Множитель — скорость при K = {last_k}, делённая на скорость при K = {first_k}, для каждого хранилища, операции и прогона. {link}",
-            times_range(reads, lang).trim_end_matches('×'), rates(reads_at), times_range(writes, lang).trim_end_matches('×'), rates(writes_at), times_range(one, lang).trim_end_matches('×'), rates(one_at)
+            "**Одновременные клиенты, чтение и запись отдельно** (K = {first_k} против {last_k} на {cpus} процессорах, {sizes}; замкнутый цикл: клиент отправляет следующий запрос, получив ответ на предыдущий): скорость чтения Doublets меняется в {} раза (до {} запросов/с, p99 {}); его записи, по одной за раз под блокировкой хранилища, — в {} раза (до {}, p99 {}); Redis, где каждый запрос — отдельный обмен, — в {} раза (до {}, p99 {}). Множитель — скорость при K = {last_k}, делённая на скорость при K = {first_k}, для каждого хранилища, операции и прогона; p99 — при K = {last_k}, для измеряемой пачки (у Doublets в пачке несколько запросов, у сервера один), и в замкнутом цикле это задержка при той скорости, которую хранилище выдержало, а не при заданной нагрузке. {link}",
+            times_range(reads, lang).trim_end_matches('×'), rates(reads_at), p99(reads_p99), times_range(writes, lang).trim_end_matches('×'), rates(writes_at), p99(writes_p99), times_range(one, lang).trim_end_matches('×'), rates(one_at), p99(one_p99)
         ),
     })
 }

@@ -20,6 +20,11 @@ pub struct Ratio {
     pub server: String,
     #[serde(flatten)]
     pub of: stats::Ratio,
+    /// Each round's own ratio (one value where the cells' rounds do not pair), for the geometric
+    /// means over operations ([`summaries`]).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub rounds: Vec<f64>,
 }
 
 impl std::ops::Deref for Ratio {
@@ -72,10 +77,12 @@ pub fn lines(spec: &Spec, tables: &[Table]) -> Vec<Line> {
                 fastest(&|k| redis(k) && table.backends[k].ends_with("_NonTransaction"));
             let ratio = |(k, server): (usize, &Cell)| {
                 let (d, cell) = doublets;
+                let rounds = stats::paired(&cell.rounds_ns, &server.rounds_ns);
                 Ratio {
                     doublets: table.backends[d].clone(),
                     server: table.backends[k].clone(),
-                    of: stats::ratio(&cell.rounds_ns, &server.rounds_ns),
+                    of: stats::of_rounds(&rounds),
+                    rounds,
                 }
             };
             lines.push(Line {
@@ -92,4 +99,71 @@ pub fn lines(spec: &Spec, tables: &[Table]) -> Vec<Line> {
         }
     }
     lines
+}
+
+/// Which Redis mode a ratio compares Doublets with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Against {
+    /// Per operation the fastest Redis mode.
+    Fastest,
+    /// One request per round trip (`Redis_NonTransaction`).
+    OneByOne,
+}
+
+/// One table's ratios summed up in one: the geometric mean over its operations, with its interval
+/// over the rounds ([`stats::geometric_mean`]).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Summary {
+    pub language: String,
+    pub suite: String,
+    pub background: u64,
+    pub operations: u64,
+    pub rounds: usize,
+    pub current: bool,
+    pub against: Against,
+    /// How many operations the mean is over (the table's with a Doublets and a Redis cell).
+    pub over: usize,
+    #[serde(flatten)]
+    pub of: stats::Ratio,
+}
+
+/// Per table and Redis mode, the geometric mean of the headline's ratios, in table order.
+pub fn summaries(lines: &[Line]) -> Vec<Summary> {
+    let mut summaries = Vec::new();
+    let same_table = |a: &Line, b: &Line| {
+        (&a.language, &a.suite, a.background, a.operations)
+            == (&b.language, &b.suite, b.background, b.operations)
+    };
+    for (k, first) in lines.iter().enumerate() {
+        if lines[..k].iter().any(|l| same_table(l, first)) {
+            continue;
+        }
+        let of_table: Vec<&Line> = lines.iter().filter(|l| same_table(l, first)).collect();
+        for against in [Against::Fastest, Against::OneByOne] {
+            let ratios: Vec<&[f64]> = of_table
+                .iter()
+                .filter_map(|l| match against {
+                    Against::Fastest => Some(&l.best),
+                    Against::OneByOne => l.one_by_one.as_ref(),
+                })
+                .map(|r| r.rounds.as_slice())
+                .collect();
+            let Some(of) = stats::geometric_mean(&ratios) else {
+                continue;
+            };
+            summaries.push(Summary {
+                language: first.language.clone(),
+                suite: first.suite.clone(),
+                background: first.background,
+                operations: first.operations,
+                rounds: first.rounds,
+                current: of_table.iter().all(|l| l.current),
+                against,
+                over: ratios.len(),
+                of,
+            });
+        }
+    }
+    summaries
 }

@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -36,6 +36,11 @@ pub struct Results {
     /// ratios) with its order-statistic interval over the rounds and that interval's `level`
     /// (none with one round), and a verdict (`none` below 95%). New in version 7, changed in 9.
     pub headline: Vec<crate::headline::Line>,
+    /// Per language, suite and size: the geometric mean over the operations of the headline's
+    /// ratios against Redis' fastest mode (`against: fastest`) and against one request per round
+    /// trip (`one_by_one`), each round's mean taken over that round's ratios, then the median
+    /// over rounds with its interval, level and verdict as for one ratio. New in version 10.
+    pub summary: Vec<crate::headline::Summary>,
 }
 
 /// The load measurement of one language at one B: every store, operation and number of clients.
@@ -248,6 +253,7 @@ pub fn results(
 ) -> Results {
     Results {
         version: VERSION,
+        summary: crate::headline::summaries(&headline),
         headline,
         tables: tables.iter().map(table).collect(),
         memory: memory.iter().map(|r| memory_run(r, code)).collect(),

@@ -9,6 +9,7 @@
 //! - [`stats`]: the one statistical definition: medians, order-statistic intervals, verdicts.
 //! - [`environment`]: each round's machine (calibrations, other processes, steal), for the method page.
 //! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
+//! - [`conditions`]: the conditions that open the findings, with what a round trip cost here.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
 //! - [`plan`]: the pieces a re-measure has left, with their estimates.
 //! - [`parts`]: the parts of a round (family, server, client) a result holds or a round needs.
@@ -20,6 +21,7 @@
 //! - [`reproduce`]: fresh rounds against the published intervals.
 
 pub mod charts;
+pub mod conditions;
 pub mod environment;
 pub mod findings;
 pub mod format;

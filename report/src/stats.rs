@@ -50,15 +50,24 @@ pub struct Ratio {
     pub verdict: Verdict,
 }
 
-/// `reference / cell` with its interval and verdict, from each cell's rounds in round order. Two
-/// cells measured in different rounds cannot be paired: their ratio is the medians' alone.
+/// `reference / cell` with its interval and verdict, from each cell's rounds in round order.
 pub fn ratio(cell: &[f64], reference: &[f64]) -> Ratio {
-    let ratios: Vec<f64> = if cell.len() == reference.len() {
+    of_rounds(&paired(cell, reference))
+}
+
+/// The rounds' own ratios `reference / cell`, in round order. Two cells measured in different
+/// rounds cannot be paired: their ratio is the medians' alone, a single value.
+pub fn paired(cell: &[f64], reference: &[f64]) -> Vec<f64> {
+    if cell.len() == reference.len() {
         reference.iter().zip(cell).map(|(r, c)| r / c).collect()
     } else {
         vec![median(reference.iter().copied()) / median(cell.iter().copied())]
-    };
-    let (low, high) = interval(&ratios).unzip();
+    }
+}
+
+/// The median of one ratio per round, with its interval, level and verdict.
+pub fn of_rounds(ratios: &[f64]) -> Ratio {
+    let (low, high) = interval(ratios).unzip();
     let level = level(ratios.len());
     Ratio {
         ratio: median(ratios.iter().copied()),
@@ -67,6 +76,29 @@ pub fn ratio(cell: &[f64], reference: &[f64]) -> Ratio {
         level,
         verdict: verdict(low.zip(high), level),
     }
+}
+
+/// The geometric mean over operations of their ratios, as one ratio: each round's geometric mean
+/// over the operations (every operation's ratio of that round), then the median of those with its
+/// interval, as for one ratio. Where the operations' rounds do not pair (a different number of
+/// rounds), the geometric mean of their medians alone, without an interval.
+pub fn geometric_mean(operations: &[&[f64]]) -> Option<Ratio> {
+    let rounds = operations.first()?.len();
+    if operations.iter().all(|o| o.len() == rounds) {
+        let per_round: Vec<f64> = (0..rounds)
+            .map(|k| geometric(operations.iter().map(|o| o[k])))
+            .collect();
+        Some(of_rounds(&per_round))
+    } else {
+        let medians = geometric(operations.iter().map(|o| median(o.iter().copied())));
+        Some(of_rounds(&[medians]))
+    }
+}
+
+/// The geometric mean of some positive values.
+pub fn geometric(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, count) = values.fold((0.0, 0), |(s, n), v| (s + v.ln(), n + 1));
+    (sum / f64::from(count)).exp()
 }
 
 /// The interval of the median of `rounds` at [`level`]; none with one round.
@@ -161,6 +193,23 @@ mod tests {
         assert_eq!((r.verdict, r.level), (Verdict::Faster, Some(0.96875)));
         let slow = cell.map(|c| c * 100.0);
         assert_eq!(ratio(&slow, &cell).verdict, Verdict::Slower);
+    }
+
+    #[test]
+    fn a_geometric_mean_over_operations_is_taken_per_round_then_summarized() {
+        let (a, b) = ([2.0, 8.0, 4.0], [8.0, 2.0, 4.0]);
+        // Per round: √(2·8) = 4, √(8·2) = 4, √(4·4) = 4: every round agrees, whatever each
+        // operation's own spread.
+        let mean = geometric_mean(&[&a, &b]).unwrap();
+        assert!(
+            (mean.ratio - 4.0).abs() < 1e-12 && mean.level == Some(0.75),
+            "{mean:?}"
+        );
+        assert!((mean.low.unwrap() - 4.0).abs() < 1e-12, "{mean:?}");
+        // Unpaired rounds: the medians' geometric mean, no interval.
+        let unpaired = geometric_mean(&[&a, &[9.0]]).unwrap();
+        assert!((unpaired.ratio - 6.0).abs() < 1e-12 && unpaired.low.is_none());
+        assert!(geometric_mean(&[]).is_none());
     }
 
     #[test]

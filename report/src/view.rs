@@ -39,6 +39,8 @@ pub struct View {
     pub fingerprint_paths: Vec<String>,
     /// The statements on the READMEs' first screen, computed from the results.
     pub findings: Vec<crate::findings::Finding>,
+    /// The conditions of every figure, which open the findings ([`crate::conditions`]).
+    pub conditions: Option<String>,
     /// The published results not of the checkout's code, each set with its label, stated before
     /// the findings built on them.
     pub older_code: Vec<String>,
@@ -1110,6 +1112,7 @@ pub fn build(
         runs,
         common,
         findings: crate::findings::findings(spec, &lines, memory, load, pages_link, lang),
+        conditions: crate::conditions::conditions(spec, tables, lang),
         older_code,
         pending: Vec::new(),
         environment: crate::environment::rows(tables, lang),
@@ -1646,7 +1649,7 @@ fn ratio_text(value: f64, lang: Lang) -> String {
 
 /// A headline cell for one language: "Rust 261× [190–300×, 96.9%]", "C# 145× (1 round)", and
 /// the verdict in words where it is not "faster" (which the number says), none below 95%.
-fn headline_cell(r: &crate::headline::Ratio, language: &str, lang: Lang) -> String {
+pub(crate) fn headline_cell(r: &crate::stats::Ratio, language: &str, lang: Lang) -> String {
     use crate::stats::Verdict;
     let point = ratio_text(r.ratio, lang);
     let interval = match (r.low, r.high, r.level) {

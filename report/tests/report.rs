@@ -559,7 +559,7 @@ fn results_of_other_code_are_labelled_everywhere_and_refused_when_current_is_req
         );
     }
     let readme = work.read("README.md");
-    let findings = &readme[..readme.find("## Findings").unwrap() + 400];
+    let findings = &readme[..readme.find("## Findings").unwrap() + 2000];
     assert!(
         findings.contains(&format!("every figure here was {label}")),
         "{findings}"
@@ -633,7 +633,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 9);
+    assert_eq!(value["version"], 10);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -702,10 +702,15 @@ fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
         ("rust-b10000.txt", b10000_n100()),
         ("memory-b1000.json", fixture("memory-b1000.json")),
         ("memory-b10000.json", fixture("memory-b10000.json")),
+        ("load-rust-b1000.json", fixture("load-rust-b1000.json")),
+        ("load-csharp-b1000.json", fixture("load-csharp-b1000.json")),
     ]);
     run(&work.args()).unwrap();
-    let charts: Vec<_> = std::fs::read_dir(work.path("docs/charts"))
-        .unwrap()
+    // The fixtures' charts, and the published ones (longer names: every client and server).
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/charts");
+    let charts: Vec<_> = [work.path("docs/charts"), published]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
         .map(|e| e.unwrap().path())
         .collect();
     assert!(charts.len() > 20, "{charts:?}");
@@ -754,6 +759,7 @@ fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
                 "{name}: text outside the ink: {tag}"
             );
         }
+        texts_fit(&svg, &name.to_string());
         // Every legend swatch has a mark of its colour in the plot.
         for (k, _) in svg.match_indices("width=\"12\" height=\"12\"") {
             let tag = &svg[k..k + svg[k..].find("/>").unwrap()];
@@ -761,6 +767,61 @@ fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
             let marks = svg.matches(&format!("fill=\"{fill}\"")).count()
                 + svg.matches(&format!("stroke=\"{fill}\"")).count();
             assert!(marks > 1, "{name}: the legend entry {fill} has no mark");
+        }
+    }
+}
+
+/// Every text of a chart lies inside it, and no two texts of one line overlap, by their estimated
+/// extents ([`report::charts::text_width`]): a title cut at both edges or legend names written over
+/// each other fail here.
+fn texts_fit(svg: &str, name: &str) {
+    let attribute = |tag: &str, key: &str| -> Option<String> {
+        let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
+        Some(tag[at..at + tag[at..].find('"')?].to_string())
+    };
+    let number = |tag: &str, key: &str| attribute(tag, key).and_then(|v| v.parse::<f64>().ok());
+    let width = number(&svg[..svg.find('>').unwrap()], "width").unwrap();
+    // (y, left, right, text) of every horizontal text.
+    let mut boxes: Vec<(f64, f64, f64, String)> = Vec::new();
+    for (k, _) in svg.match_indices("<text ") {
+        let tag = &svg[k..k + svg[k..].find('>').unwrap()];
+        if tag.contains("transform=") {
+            continue; // the rotated axis description runs along the height
+        }
+        let body = &svg[k + tag.len() + 1..];
+        let text = body[..body.find("</text>").unwrap()]
+            .trim()
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">");
+        let (x, y, size) = (
+            number(tag, "x").unwrap(),
+            number(tag, "y").unwrap(),
+            number(tag, "font-size").unwrap(),
+        );
+        let extent = report::charts::text_width(&text, size);
+        let left = match attribute(tag, "text-anchor").as_deref() {
+            Some("middle") => x - extent / 2.0,
+            Some("end") => x - extent,
+            _ => x,
+        };
+        assert!(
+            left >= 0.0 && left + extent <= width,
+            "{name}: {text:?} spans {left:.0}–{:.0} px of {width}",
+            left + extent
+        );
+        let this = (y, left, left + extent, text);
+        // Plotters may label one log tick twice, at one place: that draws as one text.
+        if !boxes.contains(&this) {
+            boxes.push(this);
+        }
+    }
+    for (k, a) in boxes.iter().enumerate() {
+        for b in &boxes[k + 1..] {
+            assert!(
+                (a.0 - b.0).abs() > 1.0 || a.2 <= b.1 || b.2 <= a.1,
+                "{name}: {a:?} and {b:?} overlap"
+            );
         }
     }
 }
@@ -1120,8 +1181,21 @@ fn every_client_gets_its_row_beside_redis_rs_and_a_mode_it_cannot_run_says_why()
 #[test]
 fn the_first_screen_holds_findings_that_the_results_back() {
     use report::format::{bytes, Lang};
+    // Three rounds at B = 1,000, each store's cells scaled alike within a round but differently
+    // across rounds, so that the geometric means have an interval to print.
+    let round = |k: u32, doublets: f64, redis: f64| {
+        scaled_round(k, move |name| {
+            if name.contains("Doublets") {
+                doublets
+            } else {
+                redis * if name.contains("Each") { 1.3 } else { 1.0 }
+            }
+        })
+    };
     let work = Workspace::new(&[
-        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b1000-r1.txt", round(1, 1.0, 1.0)),
+        ("rust-b1000-r2.txt", round(2, 1.2, 0.9)),
+        ("rust-b1000-r3.txt", round(3, 0.8, 1.1)),
         ("rust-b10000.txt", b10000_n100()),
         ("memory-b1000.json", fixture("memory-b1000.json")),
         ("memory-b10000.json", fixture("memory-b10000.json")),
@@ -1130,6 +1204,22 @@ fn the_first_screen_holds_findings_that_the_results_back() {
     run(&work.args()).unwrap();
     let readme = work.read("README.md");
     let screen: Vec<&str> = readme.lines().take(report::readme::FIRST_SCREEN).collect();
+    // The conditions, with what one request per round trip cost, come before the first number.
+    let conditions = screen
+        .iter()
+        .position(|l| l.starts_with("**Conditions of every figure below**"))
+        .unwrap_or_else(|| panic!("no conditions on the first screen:\n{}", screen.join("\n")));
+    let first_number = screen
+        .iter()
+        .position(|l| l.starts_with("- **") || l.starts_with('|'))
+        .unwrap();
+    assert!(conditions < first_number, "{}", screen.join("\n"));
+    assert!(
+        screen[conditions].contains("B = 1,000: 3 rounds (75% intervals)")
+            && screen[conditions].contains("cost at least "),
+        "{}",
+        screen[conditions]
+    );
     let findings: Vec<&str> = screen
         .iter()
         .copied()
@@ -1146,28 +1236,82 @@ fn the_first_screen_holds_findings_that_the_results_back() {
     let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
     let number = |v: &serde_json::Value| v.as_f64().unwrap();
     let mut ratios: Vec<String> = Vec::new();
-    // Every headline ratio, and the median of each table's (how the gap changes with B).
-    let mut by_table: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     for line in json["headline"].as_array().unwrap() {
         for kind in ["best", "one_by_one"] {
             if let Some(r) = line[kind]["ratio"].as_f64() {
                 ratios.push(report::findings::times(r, Lang::En));
             }
         }
-        let table = format!(
-            "{}-{}-{}",
-            line["language"], line["suite"], line["background"]
-        );
-        by_table
-            .entry(table)
-            .or_default()
-            .push(number(&line["best"]["ratio"]));
     }
-    for values in by_table.values() {
-        ratios.push(report::findings::times(
-            report::stats::median(values.iter().copied()),
-            Lang::En,
-        ));
+    // Each table's geometric mean over its operations, recomputed here from the cells' rounds:
+    // per round the mean of that round's ratios, then the median and the range over rounds.
+    let tables = json["tables"].as_array().unwrap();
+    let summaries = json["summary"].as_array().unwrap();
+    assert!(!summaries.is_empty());
+    for summary in summaries {
+        let of = |t: &serde_json::Value| {
+            ["language", "suite", "background", "operations"]
+                .iter()
+                .all(|k| t[k] == summary[k])
+        };
+        let table = tables.iter().find(|t| of(t)).unwrap();
+        let kind = match summary["against"].as_str().unwrap() {
+            "fastest" => "best",
+            _ => "one_by_one",
+        };
+        let rounds = |line: &serde_json::Value, backend: &str| -> Vec<f64> {
+            let row = table["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["operation"] == line["operation"])
+                .unwrap();
+            row["cells"][backend]["rounds_ns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(number)
+                .collect()
+        };
+        let per_operation: Vec<Vec<f64>> = json["headline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| of(l) && !l[kind].is_null())
+            .map(|l| {
+                let (d, s) = (
+                    rounds(l, l[kind]["doublets"].as_str().unwrap()),
+                    rounds(l, l[kind]["server"].as_str().unwrap()),
+                );
+                s.iter().zip(&d).map(|(s, d)| s / d).collect()
+            })
+            .collect();
+        let n = per_operation[0].len();
+        let mut means: Vec<f64> = (0..n)
+            .map(|k| {
+                let logs: f64 = per_operation.iter().map(|o| o[k].ln()).sum();
+                (logs / per_operation.len() as f64).exp()
+            })
+            .collect();
+        means.sort_by(f64::total_cmp);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b;
+        let median = report::stats::median(means.iter().copied());
+        assert!(close(number(&summary["ratio"]), median), "{summary}");
+        if n > 1 {
+            // At 3 rounds the interval is the range (75%).
+            assert!(
+                n != 3 || close(number(&summary["low"]), means[0]),
+                "{summary}"
+            );
+            assert!(
+                n != 3 || close(number(&summary["high"]), means[n - 1]),
+                "{summary}"
+            );
+            for end in ["low", "high"] {
+                ratios.push(report::findings::times(number(&summary[end]), Lang::En));
+            }
+        }
+        ratios.push(report::findings::times(median, Lang::En));
     }
     let mut sizes: Vec<u64> = json["tables"]
         .as_array()
@@ -1187,10 +1331,12 @@ fn the_first_screen_holds_findings_that_the_results_back() {
             }
         }
     }
+    let mut latencies: Vec<String> = Vec::new();
     for run in json["load"].as_array().unwrap() {
         sizes.push(run["background"].as_u64().unwrap());
         let figures = run["figures"].as_array().unwrap();
         for f in figures {
+            latencies.push(report::format::duration(number(&f["p99_ns"]), Lang::En));
             backends.push(f["backend"].as_str().unwrap().to_string());
             // A load factor: the same store and operation at the most clients over one client.
             let same = |g: &&serde_json::Value| {
@@ -1246,6 +1392,19 @@ fn the_first_screen_holds_findings_that_the_results_back() {
                     amounts.contains(&text),
                     "{text} is no memory figure of the results: {finding}"
                 );
+            }
+        }
+        for (at, _) in finding.match_indices("p99 ") {
+            let words: Vec<&str> = finding[at + 4..].splitn(4, [' ', '–']).collect();
+            for pair in [&words[0..2], &words[2..4]] {
+                let (value, unit) = (pair[0], pair[1].trim_end_matches([')', ';', ',']));
+                if value.parse::<f64>().is_ok() {
+                    let text = format!("{value} {unit}");
+                    assert!(
+                        latencies.contains(&text),
+                        "p99 {text} is no latency of the results: {finding}"
+                    );
+                }
             }
         }
         for name in finding.split('`').skip(1).step_by(2) {
