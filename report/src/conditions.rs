@@ -143,16 +143,7 @@ fn values(tables: &[&Table], key: &str) -> String {
 /// The machine in a few words: "AMD EPYC, 2 logical CPUs, 23.5 GiB, Debian GNU/Linux 12
 /// (bookworm), Linux 6.18.44, unpinned".
 fn machine(tables: &[&Table], lang: Lang) -> String {
-    let placement = match (values(tables, "placement").as_str(), lang) {
-        ("unpinned", Lang::En) => {
-            "unpinned (the servers and the bench share every CPU)".to_string()
-        }
-        ("unpinned", Lang::Ru) => {
-            "без закрепления (серверы и бенчмарк делят все процессоры)".to_string()
-        }
-        (cpus, Lang::En) => format!("pinned to CPUs {cpus}"),
-        (cpus, Lang::Ru) => format!("закреплено за процессорами {cpus}"),
-    };
+    let placement = crate::view::placement(&values(tables, "placement"), lang);
     let cpus = match lang {
         Lang::En => format!("{} logical CPUs", values(tables, "cpus")),
         Lang::Ru => format!("логических процессоров: {}", values(tables, "cpus")),

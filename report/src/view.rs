@@ -1566,8 +1566,9 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
 }
 
 /// A run's machine in words.
-fn machine(r: &RunView, lang: Lang) -> String {
-    let placement = match (r.placement.as_str(), lang) {
+/// Where the servers and the bench ran, in words, from the provenance's `placement`.
+pub(crate) fn placement(placement: &str, lang: Lang) -> String {
+    match (placement, lang) {
         ("unpinned", Lang::En) => {
             "unpinned: the servers, the bench and its client shared every CPU".to_string()
         }
@@ -1576,7 +1577,11 @@ fn machine(r: &RunView, lang: Lang) -> String {
         }
         (cpus, Lang::En) => format!("the servers and the bench pinned to CPUs {cpus}"),
         (cpus, Lang::Ru) => format!("серверы и бенчмарк закреплены за процессорами {cpus}"),
-    };
+    }
+}
+
+fn machine(r: &RunView, lang: Lang) -> String {
+    let placement = placement(&r.placement, lang);
     match lang {
         Lang::En => format!(
             "{}, {} logical CPUs, {} memory, {}, {}; {placement}",
