@@ -42,10 +42,16 @@ impl OneByOne {
     }
 }
 
-/// Every `Redis_NonTransaction` cell of `tables`, with its operation's requests per iteration.
+/// Every `Redis_NonTransaction` cell of the tables that compare it with Doublets (the payload
+/// suite has servers alone), with its operation's requests per iteration.
 fn one_by_one(spec: &Spec, tables: &[&Table]) -> Vec<OneByOne> {
     let mut cells = Vec::new();
-    for table in tables {
+    let doublets = |t: &Table| {
+        t.backends
+            .iter()
+            .any(|b| spec.backend(b).family == "doublets")
+    };
+    for table in tables.iter().filter(|t| doublets(t)) {
         let Some(k) = table.backends.iter().position(|b| b == ONE_BY_ONE) else {
             continue;
         };

@@ -1313,6 +1313,73 @@ fn the_first_screen_holds_findings_that_the_results_back() {
         }
         ratios.push(report::findings::times(median, Lang::En));
     }
+    // What one request per round trip cost, recomputed: its fastest cell per request (the spec's
+    // requests of the operation at the table's B and N) in the tables that compare it with
+    // Doublets, and each cell's time were every request to wait 200 µs instead.
+    let spec = real_spec();
+    let mut one_by_one: Vec<(f64, f64)> = Vec::new();
+    for table in tables {
+        let rows = table["rows"].as_array().unwrap();
+        let has = |prefix: &str| {
+            rows.iter().any(|r| {
+                r["cells"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .any(|k| k.starts_with(prefix))
+            })
+        };
+        if !has("Doublets") {
+            continue;
+        }
+        let suite = spec.suite(table["suite"].as_str().unwrap()).unwrap();
+        let sizes = [
+            table["background"].as_u64().unwrap(),
+            table["operations"].as_u64().unwrap(),
+        ];
+        for row in rows {
+            let cell = &row["cells"]["Redis_NonTransaction"];
+            if cell["status"] != "measured" {
+                continue;
+            }
+            let operation = suite
+                .operations
+                .iter()
+                .find(|o| o.id == row["operation"].as_str().unwrap())
+                .unwrap();
+            let requests = operation
+                .work
+                .requests(&sizes, |_, _| Ok(()))
+                .unwrap()
+                .len();
+            one_by_one.push((number(&cell["median_ns"]), requests as f64));
+        }
+    }
+    let fastest = one_by_one
+        .iter()
+        .map(|(m, r)| m / r)
+        .fold(f64::MAX, f64::min);
+    let at_200_us = report::stats::geometric(
+        one_by_one
+            .iter()
+            .map(|(m, r)| (m + r * (200_000.0 - fastest)) / m),
+    );
+    for expected in [
+        format!(
+            "cost at least {} a request",
+            report::format::duration(fastest, Lang::En)
+        ),
+        format!(
+            "grow at least {}× at 200 µs",
+            report::findings::times(at_200_us, Lang::En)
+        ),
+    ] {
+        assert!(
+            screen[conditions].contains(&expected),
+            "{expected}: {}",
+            screen[conditions]
+        );
+    }
     let mut sizes: Vec<u64> = json["tables"]
         .as_array()
         .unwrap()
