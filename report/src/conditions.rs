@@ -157,7 +157,7 @@ fn machine(tables: &[&Table], lang: Lang) -> String {
     [
         values(tables, "cpu"),
         cpus,
-        values(tables, "memory"),
+        crate::view::provenance_text(&values(tables, "memory"), lang),
         values(tables, "os"),
         values(tables, "kernel"),
         placement,

@@ -254,8 +254,8 @@ fn memory_finding(spec: &Spec, runs: &[MemoryRun], pages: &str, lang: Lang) -> O
     }
     let link = page_link("memory", ["memory", "память"], pages, lang);
     Some(match lang {
-        Lang::En => format!("**Memory**: {}. {link}", parts.join("; ")),
-        Lang::Ru => format!("**Память**: {}. {link}", parts.join("; ")),
+        Lang::En => format!("**Memory**: {}. {link}", parts.join(". ")),
+        Lang::Ru => format!("**Память**: {}. {link}", parts.join(". ")),
     })
 }
 

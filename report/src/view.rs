@@ -1828,7 +1828,7 @@ fn load_summaries(spec: &Spec, runs: &[LoadRun], suite: &str, lang: Lang) -> Vec
 
 /// A provenance value in the reader's language: the words the runs record in English ("functions:",
 /// "GiB") in Russian; names and versions stay.
-fn provenance_text(value: &str, lang: Lang) -> String {
+pub(crate) fn provenance_text(value: &str, lang: Lang) -> String {
     match lang {
         Lang::En => value.to_string(),
         Lang::Ru => value
