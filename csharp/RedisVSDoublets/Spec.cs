@@ -71,6 +71,9 @@ public sealed class ServerDef
     public List<string> Changes { get; set; } = [];
     /// <summary>How its stores are checked after each cell, for the method text.</summary>
     public Text Check { get; set; } = new();
+    /// <summary>Why its cells' time is not split into execution, script and the rest; null where
+    /// INFO commandstats and INFO cpu report it.</summary>
+    public Text? SplitMissing { get; set; }
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
@@ -173,6 +176,9 @@ public sealed class SpecFile
     public List<ServerDef> Servers { get; set; } = [];
     /// <summary>How many bytes of commands a Pipeline backend writes before reading their replies.</summary>
     public long? PipelineWindowBytes { get; set; }
+    /// <summary>How many more iterations a server cell runs, and for how long at most, with the
+    /// server's per-command time and CPU read around each one's work.</summary>
+    public SplitDef? Split { get; set; }
     /// <summary>The paths, relative to the repository, whose files a result's fingerprint covers.</summary>
     public List<string> Fingerprint { get; set; } = [];
     public List<ClientDef> Clients { get; set; } = [];
@@ -184,6 +190,12 @@ public sealed class SpecFile
     public LoadDef? Load { get; set; }
     /// <summary>What the READMEs publish: read by the Rust side's re-measure plan alone.</summary>
     public object? Publish { get; set; }
+}
+
+public sealed class SplitDef
+{
+    public int Iterations { get; set; }
+    public double Seconds { get; set; }
 }
 
 public sealed class LoadDef
@@ -383,6 +395,8 @@ public sealed class Spec
             throw new SpecException($"{At("id: " + file.Clients[0].Id)}: clients need client_env, the variable that picks them");
         if (file.PipelineWindowBytes <= 0)
             throw new SpecException($"{At("pipeline_window_bytes:")}: pipeline_window_bytes must be a positive number of bytes");
+        if (file.Split is { } split && (split.Iterations <= 0 || !(split.Seconds > 0)))
+            throw new SpecException($"{At("split:")}: split: iterations and seconds must be above 0");
         foreach (var server in file.Servers)
         {
             if (!server.Start.Any(a => a.Contains("{port}", StringComparison.Ordinal)))

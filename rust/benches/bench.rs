@@ -426,7 +426,8 @@ fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
     ));
     let reaches = prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
     let started = Instant::now();
-    let (background, took) = Background::load(store, model, requests, expected, reaches, name)?;
+    let (mut background, took) = Background::load(store, model, requests, expected, reaches, name)?;
+    background.split = runner.spec.split;
     let text = format!(
         "{}: loaded {} requests into {name} in {:.1} s, checked in {:.1} s (it holds {}; after each cell: {})",
         suite.name.en,
@@ -504,6 +505,11 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
                 let line = bencher_line(id, backend, median, sd);
                 println!("{line}");
                 runner.measured.push(line);
+                if let Some(split) = took.split {
+                    let line = split.line(id, backend);
+                    println!("{line}");
+                    runner.measured.push(line);
+                }
             }
             // A filter or the test mode left it out: the plan had it, the round does not.
             None => runner.progress.skipped(&planned),

@@ -16,7 +16,8 @@ use anyhow::{anyhow, bail};
 
 use crate::{
     redis_store::CHUNK,
-    spec::{Operation, Suite, Tally, Work},
+    spec::{Operation, SplitPlan, Suite, Tally, Work},
+    split::{self, Split},
     store::{Census, Model, Request, Store},
 };
 
@@ -31,6 +32,9 @@ pub struct Background<'m, M> {
     /// The store's count of changes ([`Store::changes`]) read before the last check that proved
     /// it held the background: while the count stays, so does the background.
     pub changes: Option<String>,
+    /// How each cell's time is split after its measured iterations, where the store reports it
+    /// ([`crate::split`]); `None` splits nothing.
+    pub split: Option<SplitPlan>,
 }
 
 /// How a check proved that a store held the whole background after a cell.
@@ -61,6 +65,9 @@ impl fmt::Display for Proof {
 pub struct Took {
     pub check: Duration,
     pub measure: Duration,
+    /// The iterations that split the cell's time, where the store reports it.
+    pub splitting: Duration,
+    pub split: Option<Split>,
     pub verify: Duration,
     pub proof: Proof,
 }
@@ -90,6 +97,11 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     let check = started.elapsed();
     measure(store);
     let measure = started.elapsed() - check;
+    let split = match background.split {
+        Some(plan) => split(prepared, store, plan, cell)?,
+        None => None,
+    };
+    let splitting = started.elapsed() - check - measure;
     let unchanged = !prepared.writes()
         && background.changes.is_some()
         && store.changes()? == background.changes;
@@ -103,9 +115,56 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     Ok(Took {
         check,
         measure,
-        verify: started.elapsed() - check - measure,
+        splitting,
+        split,
+        verify: started.elapsed() - check - measure - splitting,
         proof,
     })
+}
+
+/// Where the cell's time goes on a store that reports it ([`crate::split`]): up to the plan's
+/// iterations after the measured ones, until its seconds have passed, each timed as a measured
+/// iteration is, with the store read just before and just after the work (the undo comes after
+/// the second reading). `None` for a store that reports nothing.
+pub fn split<R: Request, S: Store<R>>(
+    prepared: &Prepared<'_, R>,
+    store: &mut S,
+    plan: SplitPlan,
+    cell: &str,
+) -> anyhow::Result<Option<Split>> {
+    let Some(mut before) = store.reading()? else {
+        return Ok(None);
+    };
+    let (mut split, started) = (Split::default(), Instant::now());
+    while split.iterations < plan.iterations
+        && (split.iterations == 0 || started.elapsed().as_secs_f64() < plan.seconds)
+    {
+        let (mut tally, cpu) = (Tally::default(), split::thread_cpu_ns());
+        let start = Instant::now();
+        store.run(&prepared.work, |found| tally.add(R::id(&found)))?;
+        let wall = start.elapsed();
+        let cpu = split::thread_cpu_ns() - cpu;
+        let after = store
+            .reading()?
+            .ok_or_else(|| anyhow!("{cell}: the store stopped reporting"))?;
+        if tally != prepared.expected {
+            bail!(
+                "{cell}: splitting its time: expected {}, found {tally}",
+                prepared.expected
+            );
+        }
+        let usage = after
+            .since(&before, prepared.work.len())
+            .map_err(|e| anyhow!("{cell}: {e:#}"))?;
+        split.add(usage, wall.as_secs_f64() * 1e9, cpu);
+        store
+            .run(&prepared.undo, |_| {})
+            .map_err(|e| anyhow!("{cell}: undo failed: {e:#}"))?;
+        before = store
+            .reading()?
+            .ok_or_else(|| anyhow!("{cell}: the store stopped reporting"))?;
+    }
+    Ok(Some(split.mean()))
 }
 
 impl<'m, M> Background<'m, M> {
@@ -141,6 +200,7 @@ impl<'m, M> Background<'m, M> {
                 census,
                 digest,
                 changes,
+                split: None,
             },
             took,
         ))

@@ -12,6 +12,7 @@
 //!   the links library; the database a run claims and leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`digest`]: a digest of a whole store, where it has one, for the check after each cell.
+//! - [`split`]: where a server cell's time goes (execution, scripts, MULTI/EXEC, the rest).
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`memory`]: what each store holds in memory for a suite's background.
 //! - [`load`]: throughput and latency of concurrent clients.
@@ -35,6 +36,7 @@ pub mod redis_server;
 pub mod redis_store;
 pub mod results;
 pub mod spec;
+pub mod split;
 pub mod store;
 pub mod typical;
 

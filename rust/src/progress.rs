@@ -48,8 +48,12 @@ impl Progress {
         self.done += planned;
         self.bar.inc(1);
         let seconds = |d: Duration| format!("{:.1} s", d.as_secs_f64());
+        let split = match &took.split {
+            Some(split) => format!(", {} split ({split})", seconds(took.splitting)),
+            None => String::new(),
+        };
         self.say(format!(
-            "{name}: {} checked, {} sampled, {} {}",
+            "{name}: {} checked, {} sampled{split}, {} {}",
             seconds(took.check),
             seconds(took.measure),
             seconds(took.verify),

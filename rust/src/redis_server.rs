@@ -567,6 +567,7 @@ impl Server {
             window: self.kind.pipeline_window,
             digest: self.digest(),
             changes: self.kind.changes.clone(),
+            split: self.kind.split_missing.is_none(),
         })
     }
 
@@ -588,6 +589,7 @@ impl Server {
             window: self.kind.pipeline_window,
             digest: self.digest(),
             changes: self.kind.changes.clone(),
+            split: self.kind.split_missing.is_none(),
         })
     }
 

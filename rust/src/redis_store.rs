@@ -8,6 +8,7 @@ use redis::{Cmd, Connection, ConnectionLike, ToRedisArgs, Value};
 
 use crate::{
     redis_server::Calls,
+    split::Reading,
     store::{Census, Request, Store},
 };
 
@@ -83,6 +84,8 @@ pub struct RedisStore<C = Connection> {
     /// The INFO persistence fields that count every change to the server's data
     /// ([`crate::spec::ServerKind::changes`]).
     pub changes: Vec<String>,
+    /// The server reports where its time goes ([`crate::split`]): its spec gives no split_missing.
+    pub split: bool,
 }
 
 impl<C: ConnectionLike> RedisStore<C> {
@@ -195,6 +198,16 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
             "DEBUG DIGEST (the spec's start command must allow it: --enable-debug-command local)",
         )?;
         Ok(Some(digest))
+    }
+
+    fn reading(&mut self) -> anyhow::Result<Option<Reading>> {
+        if !self.split {
+            return Ok(None);
+        }
+        let info: String = redis::cmd("INFO")
+            .arg(&Reading::SECTIONS)
+            .query(&mut self.con)?;
+        Reading::parse(&info).map(Some)
     }
 
     fn changes(&mut self) -> anyhow::Result<Option<String>> {

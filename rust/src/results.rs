@@ -7,7 +7,11 @@
 //! # operations: 100
 //! # commit: 0123abc
 //! test create/Doublets_United_Volatile ... bench:       2,382 ns/iter (+/- 57)
+//! test create/Redis_Pipeline ... bench:     215,310 ns/iter (+/- 3,120)
+//! split create/Redis_Pipeline ... wall 214,880 ns, native 21,300 ns, script 60,100 ns, transaction 0 ns, server cpu 98,000 ns, client cpu 41,000 ns, 10 iterations
 //! ```
+//!
+//! A `split` line follows its cell's bencher line where the server reported where the time went.
 //!
 //! A shell script can write one by hand (`echo "# key: value"` and the bench's stdout); the Rust
 //! bench and the C# harness write it themselves, with only the cells that passed every check.
@@ -62,12 +66,23 @@ pub struct Measurement {
     pub at: String,
 }
 
+/// Where one server cell's time went ([`crate::split`]), as its `split` line gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitLine {
+    pub operation: String,
+    pub backend: String,
+    pub split: crate::split::Split,
+    /// Where it was read, for errors ("file:line").
+    pub at: String,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ResultFile {
     pub path: String,
     /// Provenance in file order, with the line of each.
     pub provenance: Vec<(String, String, usize)>,
     pub measurements: Vec<Measurement>,
+    pub splits: Vec<SplitLine>,
 }
 
 impl ResultFile {
@@ -123,6 +138,29 @@ impl ResultFile {
                     .push((key.to_string(), value.trim().to_string(), number));
                 continue;
             }
+            if let Some(split) = trimmed.strip_prefix("split ") {
+                let (name, split) =
+                    crate::split::Split::parse(split).map_err(|e| format!("{at}: {e}"))?;
+                let (operation, backend) = name
+                    .split_once('/')
+                    .ok_or_else(|| format!("{at}: \"{name}\" is not OPERATION/BACKEND"))?;
+                if !file
+                    .measurements
+                    .iter()
+                    .any(|m| m.operation == operation && m.backend == backend)
+                {
+                    return Err(format!(
+                        "{at}: a split of \"{name}\", which has no bencher line before it"
+                    ));
+                }
+                file.splits.push(SplitLine {
+                    operation: operation.to_string(),
+                    backend: backend.to_string(),
+                    split,
+                    at,
+                });
+                continue;
+            }
             let mut rest = trimmed;
             if let Some(after) = rest.strip_prefix("test ") {
                 let (name, tail) = after
@@ -155,7 +193,7 @@ impl ResultFile {
                 });
             } else if pending.is_none() {
                 return Err(format!(
-                    "{at}: not a header, a bencher line or a blank line: {trimmed:?}"
+                    "{at}: not a header, a bencher line, a split line or a blank line: {trimmed:?}"
                 ));
             }
         }
@@ -260,6 +298,32 @@ mod tests {
             ResultFile::parse("test a/b ... bench: 1 ns/iter (+/- 0)\n", "r.txt")
                 .unwrap_err()
                 .contains("\"# language: …\" is missing")
+        );
+    }
+
+    #[test]
+    fn reads_a_split_after_its_cell_and_refuses_one_without_it() {
+        let split = "split create/Redis_Pipeline ... wall 2,000 ns, native 100 ns, script 300 ns, transaction 0 ns, server cpu 900 ns, client cpu 400 ns, 10 iterations\n";
+        let cell = "test create/Redis_Pipeline ... bench: 2,100 ns/iter (+/- 9)\n";
+        let file = ResultFile::parse(&format!("{HEADERS}{cell}{split}"), "r.txt").unwrap();
+        assert_eq!(file.splits.len(), 1);
+        assert_eq!(file.splits[0].split.script_ns, 300.0);
+        assert_eq!(file.splits[0].at, "r.txt:8");
+        let alone = ResultFile::parse(&format!("{HEADERS}{split}"), "r.txt").unwrap_err();
+        assert!(
+            alone.starts_with(
+                "r.txt:7: a split of \"create/Redis_Pipeline\", which has no bencher line"
+            ),
+            "{alone}"
+        );
+        let broken = ResultFile::parse(
+            &format!("{HEADERS}{cell}split create/Redis_Pipeline ... wall 1 ns\n"),
+            "r.txt",
+        )
+        .unwrap_err();
+        assert!(
+            broken.starts_with("r.txt:8: a split line reads"),
+            "{broken}"
         );
     }
 

@@ -72,6 +72,12 @@ pub trait Store<R: Request> {
     fn changes(&mut self) -> anyhow::Result<Option<String>> {
         Ok(None)
     }
+
+    /// What a server reports it has done so far ([`crate::split`]), or `None` for a store that
+    /// reports nothing (an in-process one, or a server that does not).
+    fn reading(&mut self) -> anyhow::Result<Option<crate::split::Reading>> {
+        Ok(None)
+    }
 }
 
 /// A store several threads may read at once (doublets: readers share a store; writers need it

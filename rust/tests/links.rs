@@ -198,6 +198,7 @@ fn a_store_that_loses_links_fails_the_checked_iteration() {
         reaches: 20,
         digest: None,
         changes: None,
+        split: None,
     };
     // The undo reports all ten links created again, but two of them are gone: the check right
     // after it fails, blaming the delete cell before anything is measured.

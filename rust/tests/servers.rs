@@ -14,7 +14,7 @@ use redis_vs_doublets::{
     payload::PayloadRequest,
     redis_server::{Scripting, Server},
     redis_store::{Mode, RedisStore},
-    store::{Model, Request},
+    store::{Model, Request, Store},
     typical::{UsageModel, UsageRequest},
 };
 
@@ -57,6 +57,8 @@ where
     let mut model = M::default();
     let name = server.kind.name.as_str();
     let mut background = common::load(&mut store, &mut model, id, sizes, reaches, name);
+    let reports = Store::<R>::reading(&mut store).unwrap().is_some();
+    assert_eq!(reports, server.kind.split_missing.is_none(), "{name}");
     for mode in Mode::ALL {
         store.mode = mode;
         common::every_operation(

@@ -45,6 +45,16 @@ pub enum SamplingMode {
     Auto,
 }
 
+/// Where a server cell's time goes ([`crate::split`]): after its measured iterations, each server
+/// cell whose server reports it runs up to `iterations` more, stopping once `seconds` have passed
+/// (one at least), with the server's per-command time and CPU read around each one's work alone.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitPlan {
+    pub iterations: u32,
+    pub seconds: f64,
+}
+
 /// The memory measurement: the B it is published at, and its method text.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -166,7 +176,7 @@ impl Schedule {
     pub fn describe(&self) -> String {
         let minutes = |seconds: f64| format!("{:.1} min", seconds / 60.0);
         format!(
-            "{}: {} of warm-up and sampling, {} beyond it for the fewest iterations of slow cells, {} of loads, {} of checks",
+            "{}: {} of warm-up and sampling, {} beyond it for the fewest iterations of slow cells and the splits, {} of loads, {} of checks",
             minutes(self.seconds()),
             minutes(self.sampling),
             minutes(self.beyond),
@@ -242,6 +252,7 @@ mod wire {
         #[serde(default)]
         pub servers: Vec<Server>,
         pub pipeline_window_bytes: Option<Spanned<u64>>,
+        pub split: Option<Spanned<super::SplitPlan>>,
         #[serde(default)]
         pub fingerprint: Vec<String>,
         pub memory: Option<super::Memory>,
@@ -309,6 +320,7 @@ mod wire {
         #[serde(default)]
         pub changes: Vec<String>,
         pub check: Text,
+        pub split_missing: Option<Text>,
         pub install: String,
         pub description: Text,
     }
@@ -437,6 +449,9 @@ pub struct ServerKind {
     pub changes: Vec<String>,
     /// How its stores are checked after each cell, for the method text.
     pub check: Text,
+    /// Why its cells' time is not split into execution, script and the rest ([`crate::split`]);
+    /// `None` where INFO commandstats and INFO cpu report it.
+    pub split_missing: Option<Text>,
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
@@ -557,6 +572,8 @@ pub struct Spec {
     /// The variable that picks the C# bench's clients.
     pub client_env: String,
     pub servers: Vec<ServerKind>,
+    /// How each server cell's time is split, where its server reports it.
+    pub split: Option<SplitPlan>,
     /// The paths, relative to the repository, whose files a result's fingerprint covers.
     pub fingerprint: Vec<String>,
     pub memory: Option<Memory>,
@@ -679,8 +696,9 @@ impl Spec {
     }
 
     /// What one cell of `operation` on `backend` (through the C# `client`, if any) costs: the
-    /// spec's warm-up and sampling, what its fewest iterations take beyond them (Criterion's warm-up
-    /// runs one at least, and each sample one, or in linear mode k), and the check after it.
+    /// spec's warm-up and sampling, what its fewest iterations and the iterations that split its
+    /// time take beyond them (Criterion's warm-up runs one at least, and each sample one, or in
+    /// linear mode k), and the check after it.
     pub fn cell_seconds(
         &self,
         suite: &Suite,
@@ -703,13 +721,31 @@ impl Spec {
             SamplingMode::Flat | SamplingMode::Auto => n,
         };
         let budget = sampling.warm_up_seconds + sampling.measurement_seconds;
-        let shortest = (1.0 + fewest) * per_item * items as f64 / 1e6;
+        let iteration = per_item * items as f64 / 1e6;
+        let shortest = (1.0 + fewest) * iteration;
         Schedule {
             cells: 1,
             sampling: budget,
-            beyond: (shortest - budget).max(0.0),
+            beyond: (shortest - budget).max(0.0) + self.split_seconds(backend, iteration),
             loads: 0.0,
             checks: self.check_seconds(suite, operation, backend, sizes),
+        }
+    }
+
+    /// The seconds the iterations that split a cell's time take ([`SplitPlan`]), on a backend
+    /// whose server reports it, an iteration taking `iteration` seconds.
+    fn split_seconds(&self, backend: &str, iteration: f64) -> f64 {
+        let reports = self
+            .backend(backend)
+            .server
+            .as_deref()
+            .and_then(|id| self.servers.iter().find(|s| s.id == id))
+            .is_some_and(|server| server.split_missing.is_none());
+        match self.split {
+            Some(plan) if reports => {
+                (f64::from(plan.iterations) * iteration).min(plan.seconds + iteration)
+            }
+            _ => 0.0,
         }
     }
 
@@ -1067,6 +1103,7 @@ impl Resolver<'_> {
                 digest: server.digest,
                 changes: server.changes,
                 check: server.check,
+                split_missing: server.split_missing,
                 install: server.install,
                 description: server.description,
                 pipeline_window,
@@ -1216,6 +1253,16 @@ impl Resolver<'_> {
             ));
         }
         let clients = self.clients(wire.clients, &suites)?;
+        let split = match wire.split {
+            Some(split)
+                if split.value.iterations == 0
+                    || split.value.seconds.is_nan()
+                    || split.value.seconds <= 0.0 =>
+            {
+                return Err(self.error(&split, "split: iterations and seconds must be above 0"))
+            }
+            split => split.map(|s| s.value),
+        };
         let publish = match wire.publish {
             Some(publish) => {
                 Some(self.publish(publish, &servers, wire.memory.as_ref(), load.as_ref())?)
@@ -1230,6 +1277,7 @@ impl Resolver<'_> {
             server_env: wire.server_env,
             client_env: wire.client_env,
             servers,
+            split,
             fingerprint: wire.fingerprint,
             memory: wire.memory,
             load,

@@ -9,7 +9,7 @@ use redis_vs_doublets::{
     memory::{Blocks, Footprint},
     redis_server::Server,
     redis_store::{Mode, RedisStore},
-    spec::{ServerKind, Spec},
+    spec::{ServerKind, Spec, SplitPlan},
     store::{Census, Model, Request, Store},
 };
 
@@ -115,7 +115,9 @@ pub fn load<'m, R: Request, M: Model<R>>(
         .0
 }
 
-/// Every operation of a suite through the bench's own cell sequence, with one measured iteration.
+/// Every operation of a suite through the bench's own cell sequence, with one measured iteration
+/// and two that split its time where the store reports it: a server's execution lies within the
+/// end-to-end time, and a script's share appears exactly where the work calls the library.
 pub fn every_operation<R: Request, M: Model<R>>(
     store: &mut impl Store<R>,
     background: &mut harness::Background<'_, M>,
@@ -124,13 +126,31 @@ pub fn every_operation<R: Request, M: Model<R>>(
     name: &str,
 ) {
     let spec = redis_vs_doublets::load_spec().unwrap();
+    background.split = Some(SplitPlan {
+        iterations: 2,
+        seconds: 0.05,
+    });
+    let reports = store.reading().unwrap().is_some();
     for operation in &spec.suite(suite).unwrap().operations {
         let prepared = harness::Prepared::<R>::new(operation, sizes).unwrap();
         let cell = format!("{}/{name}", operation.id);
-        harness::cell(&prepared, store, background, &cell, |store| {
+        let took = harness::cell(&prepared, store, background, &cell, |store| {
             prepared.measure(store, &cell);
         })
         .unwrap();
+        assert_eq!(took.split.is_some(), reports, "{cell}: {:?}", took.split);
+        if let Some(split) = took.split {
+            assert!(
+                split.iterations >= 1 && split.server_cpu_ns > 0.0,
+                "{cell}: {split}"
+            );
+            assert!(split.execution_ns() < split.wall_ns, "{cell}: {split}");
+            let scripts = suite == "links" && operation.writes();
+            assert_eq!(split.script_ns > 0.0, scripts, "{cell}: {split}");
+            if !name.ends_with("Transaction") || name.ends_with("NonTransaction") {
+                assert_eq!(split.transaction_ns, 0.0, "{cell}: {split}");
+            }
+        }
     }
 }
 
