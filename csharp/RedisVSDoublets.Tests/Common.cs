@@ -56,17 +56,31 @@ public static class Stores
         return Background<TRequest, TFound, TModel>.Load(store, model, background, suite.BackgroundExpected.Tally(sizes), reaches, name).Item1;
     }
 
-    /// <summary>Every operation of a suite through the bench's own cell sequence, with one measured iteration.</summary>
+    /// <summary>
+    /// Every operation of a suite through the bench's own cell sequence, with one measured iteration
+    /// and two that split its time where the store reports it: a script's share appears exactly
+    /// where the work calls the links library, and MULTI/EXEC's only in the Transaction mode.
+    /// </summary>
     public static void EveryOperation<TRequest, TFound, TModel>(IStore<TRequest, TFound> store, Background<TRequest, TFound, TModel> background, Suite suite, ulong[] sizes, string name)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TModel : IModel<TRequest, TFound>
     {
+        background.Split = new SplitDef { Iterations = 2, Seconds = 0.05 };
+        var reports = store.Reading() is not null;
         foreach (var operation in suite.Operations)
         {
             var prepared = new Prepared<TRequest, TFound>(operation, sizes);
             var cell = $"{operation.Id}/{name}";
-            Checks.Cell(prepared, store, background, cell, () => prepared.Measure(store, cell));
+            var took = Checks.Cell(prepared, store, background, cell, () => prepared.Measure(store, cell));
+            Assert.Equal(reports, took.Split is not null);
+            if (took.Split is not { } split) continue;
+            Assert.StartsWith($"split {cell} ... wall ", split);
+            double Figure(string label) => double.Parse(System.Text.RegularExpressions.Regex.Match(split, $"{label} ([\\d,]+) ns").Groups[1].Value.Replace(",", ""), System.Globalization.CultureInfo.InvariantCulture);
+            Assert.True(Figure("server cpu") > 0, split);
+            Assert.True(Figure("native") + Figure("script") + Figure("transaction") < Figure("wall"), split);
+            Assert.Equal(suite.Id == "links" && prepared.Writes, Figure("script") > 0);
+            if (!name.Contains("_Transaction", StringComparison.Ordinal)) Assert.Equal(0, Figure("transaction"));
         }
     }
 

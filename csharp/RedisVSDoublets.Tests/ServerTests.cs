@@ -25,6 +25,7 @@ public class ServerTests
         var spec = Stores.Spec();
         var links = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(server.Claim([], false)), server);
         var linksBackground = Stores.Load(links, new LinksModel(), spec.Suites[0], Sizes, 60, server.Kind.Name);
+        Assert.Equal(server.Kind.SplitMissing is null, links.Reading() is not null);
         foreach (var mode in Modes.All)
         {
             links.Mode = mode;

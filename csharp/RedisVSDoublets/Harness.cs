@@ -95,6 +95,9 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
     /// <summary>The store's count of changes read before the last check that proved it held the
     /// background: while the count stays, so does the background.</summary>
     public string? Changes { get; private set; } = changes;
+    /// <summary>How each cell's time is split after its measured iterations, where the store
+    /// reports it; null splits nothing.</summary>
+    public SplitDef? Split { get; set; }
 
     /// <summary>Loads the requests into the store and checks it against the model, which holds them already.</summary>
     public static (Background<TRequest, TFound, TModel>, TimeSpan) Load<TStore>(TStore store, TModel model, TRequest[] requests, Tally expected, ulong reaches, string name)
@@ -159,10 +162,11 @@ public enum Proof
 
 /// <summary>
 /// Where a cell's time went: its checked iteration with the check around it, its measured
-/// iterations (with their undos and the sampler's own work), and the whole check after them, with
-/// the proof it gave.
+/// iterations (with their undos and the sampler's own work), the iterations that split its time
+/// (with the split's result line, where the store reports it), and the whole check after them,
+/// with the proof it gave.
 /// </summary>
-public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Verify, Proof Proof)
+public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Splitting, string? Split, TimeSpan Verify, Proof Proof)
 {
     public string ProofText => Proof switch
     {
@@ -211,6 +215,8 @@ public static class Checks
         var check = started.Elapsed;
         measure();
         var measured = started.Elapsed - check;
+        var split = background.Split is { } plan ? Split(prepared, store, plan, cell) : null;
+        var splitting = started.Elapsed - check - measured;
         Proof proof;
         if (!prepared.Writes && background.Changes is not null && store.Changes() == background.Changes)
             proof = Proof.Unchanged;
@@ -219,7 +225,43 @@ public static class Checks
             try { proof = background.Verify(store, cell); }
             catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the measured iterations)"); }
         }
-        return new(check, measured, started.Elapsed - check - measured, proof);
+        return new(check, measured, splitting, split, started.Elapsed - check - measured - splitting, proof);
+    }
+
+    /// <summary>
+    /// Where the cell's time goes on a store that reports it, as the Rust side's harness::split
+    /// does: up to the plan's iterations after the measured ones, until its seconds have passed,
+    /// each timed as a measured iteration is, with the store read just before and just after the
+    /// work (the undo comes after the second reading). Returns the split's result line, or null
+    /// for a store that reports nothing.
+    /// </summary>
+    public static string? Split<TRequest, TFound, TStore>(Prepared<TRequest, TFound> prepared, TStore store, SplitDef plan, string cell)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+    {
+        if (store.Reading() is not { } before) return null;
+        using var split = new Split();
+        var started = Stopwatch.StartNew();
+        while (split.Iterations < plan.Iterations && (split.Iterations == 0 || started.Elapsed.TotalSeconds < plan.Seconds))
+        {
+            var tally = new TallySink<TRequest, TFound>();
+            var cpu = RedisVSDoublets.Split.ProcessCpuNs();
+            var start = Stopwatch.GetTimestamp();
+            try { store.Run(prepared.Work, ref tally); }
+            catch (Exception e) when (Failed(e)) { throw new ValidationException($"{cell}: {e.Message}"); }
+            var wall = Stopwatch.GetElapsedTime(start).TotalNanoseconds;
+            cpu = RedisVSDoublets.Split.ProcessCpuNs() - cpu;
+            var after = store.Reading() ?? throw new ValidationException($"{cell}: the store stopped reporting");
+            if (!tally.Tally.Equals(prepared.Expected))
+                throw new ValidationException($"{cell}: splitting its time: expected {prepared.Expected}, found {tally.Tally}");
+            try { split.Add(before, after, prepared.Work.Length, wall, cpu); }
+            catch (ValidationException e) { throw new ValidationException($"{cell}: {e.Message}"); }
+            var ignore = new TallySink<TRequest, TFound>();
+            store.Run(prepared.Undo, ref ignore);
+            before = store.Reading() ?? throw new ValidationException($"{cell}: the store stopped reporting");
+        }
+        return split.Line(cell);
     }
 
     /// <summary>Runs a batch and returns what it reported, sorted (queries report in each store's own order).</summary>

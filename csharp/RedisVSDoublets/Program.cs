@@ -198,9 +198,9 @@ public sealed class Bench(Options options)
 
     /// <summary>
     /// One cell's cost, as the Rust side's Spec::cell_seconds counts it: the spec's warm-up and
-    /// sampling, what its fewest iterations take beyond them (one in the warm-up at least, and one
-    /// per sample, or k in linear mode, each reporting its items at the suite's cost per item for
-    /// the client or store), and the check after it.
+    /// sampling, what its fewest iterations and the iterations that split its time take beyond
+    /// them (one in the warm-up at least, and one per sample, or k in linear mode, each reporting
+    /// its items at the suite's cost per item for the client or store), and the check after it.
     /// </summary>
     Schedule CellSeconds(Suite suite, Operation op, string backend, string? client)
     {
@@ -210,9 +210,16 @@ public sealed class Bench(Options options)
         double n = sampling.Samples;
         var fewest = sampling.Mode == "linear" ? n * (n + 1) / 2 : n;
         var budget = sampling.WarmUpSeconds + sampling.MeasurementSeconds;
-        var shortest = (1 + fewest) * perItem * op.Expected.Tally(sizes).Count / 1e6;
-        return new(1, budget, Math.Max(shortest - budget, 0), 0, CheckSeconds(suite, op, backend));
+        var iteration = perItem * op.Expected.Tally(sizes).Count / 1e6;
+        var shortest = (1 + fewest) * iteration;
+        return new(1, budget, Math.Max(shortest - budget, 0) + SplitSeconds(backend, iteration), 0, CheckSeconds(suite, op, backend));
     }
+
+    /// <summary>The seconds the iterations that split a cell's time take, on a backend whose server reports it (Spec::split_seconds).</summary>
+    double SplitSeconds(string backend, double iteration) =>
+        spec.File.Split is { } plan && spec.Backend(backend).Server is { } id && spec.File.Servers.Single(s => s.Id == id).SplitMissing is null
+            ? Math.Min(plan.Iterations * iteration, plan.Seconds + iteration)
+            : 0;
 
     /// <summary>The store a backend runs on, as a suite's overheads name it: its server, else its family.</summary>
     string StoreOf(string backend) => spec.Backend(backend).Server ?? spec.Backend(backend).Family;
@@ -310,6 +317,11 @@ public sealed class Bench(Options options)
                 var line = Sampler.BencherLine(cell, median, sd);
                 lines.Add(line);
                 Console.WriteLine(line);
+                if (took.Split is { } split)
+                {
+                    lines.Add(split);
+                    Console.WriteLine(split);
+                }
             }
             done.Add(backend);
         }
@@ -319,6 +331,7 @@ public sealed class Bench(Options options)
         {
             var started = System.Diagnostics.Stopwatch.StartNew();
             var (loaded, took) = Background<TRequest, TFound, TModel>.Load(store, model, background, expected, reaches, name);
+            loaded.Split = spec.File.Split;
             var after = (loaded.Changes, loaded.Digest) switch
             {
                 (not null, not null) => "its count of changes after a read-only cell, else its digest",

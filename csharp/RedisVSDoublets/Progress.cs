@@ -14,7 +14,7 @@ public readonly record struct Schedule(int Cells, double Sampling, double Beyond
     public string Describe()
     {
         static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
-        return $"{Minutes(Seconds)}: {Minutes(Sampling)} of warm-up and sampling, {Minutes(Beyond)} beyond it for the fewest iterations of slow cells, {Minutes(Loads)} of loads, {Minutes(Checks)} of checks";
+        return $"{Minutes(Seconds)}: {Minutes(Sampling)} of warm-up and sampling, {Minutes(Beyond)} beyond it for the fewest iterations of slow cells and the splits, {Minutes(Loads)} of loads, {Minutes(Checks)} of checks";
     }
 }
 
@@ -48,7 +48,7 @@ public sealed class Progress(Schedule plan)
         done += planned;
         cells++;
         Say(string.Create(CultureInfo.InvariantCulture,
-            $"{name}: {took.Check.TotalSeconds:F1} s checked, {took.Measure.TotalSeconds:F1} s sampled, {took.Verify.TotalSeconds:F1} s {took.ProofText}"));
+            $"{name}: {took.Check.TotalSeconds:F1} s checked, {took.Measure.TotalSeconds:F1} s sampled{(took.Split is null ? "" : $", {took.Splitting.TotalSeconds:F1} s split")}, {took.Verify.TotalSeconds:F1} s {took.ProofText}"));
     }
 
     /// <summary>How the round's time compares with its plan, and with the warm-up and sampling alone.</summary>

@@ -56,6 +56,10 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Re
 
     public string? Digest() => server.HasDigest ? System.Text.Encoding.ASCII.GetString(checks.Call(new("DEBUG", ["DIGEST"])).Bytes()) : null;
 
+    public string? Reading() => server.Kind.SplitMissing is null
+        ? System.Text.Encoding.ASCII.GetString(checks.Call(new("INFO", ["cpu", "commandstats"])).Bytes())
+        : null;
+
     public string? Changes()
     {
         if (server.Kind.Changes.Count == 0) return null;

@@ -64,6 +64,13 @@ public interface IStore<TRequest, TFound>
     /// leaves it as the last check found it left the background as that check proved it.
     /// </summary>
     string? Changes() => null;
+
+    /// <summary>
+    /// What a server reports it has done so far (its INFO cpu commandstats reply, which the Rust
+    /// side's split reads), or null for a store that reports nothing: an in-process one, or a
+    /// server whose spec says why it does not (split_missing).
+    /// </summary>
+    string? Reading() => null;
 }
 
 /// <summary>The plain model a suite's stores are checked against.</summary>

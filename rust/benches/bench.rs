@@ -506,7 +506,7 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
                 println!("{line}");
                 runner.measured.push(line);
                 if let Some(split) = took.split {
-                    let line = split.line(id, backend);
+                    let line = split.line(&cell);
                     println!("{line}");
                     runner.measured.push(line);
                 }

@@ -139,11 +139,11 @@ pub fn split<R: Request, S: Store<R>>(
     while split.iterations < plan.iterations
         && (split.iterations == 0 || started.elapsed().as_secs_f64() < plan.seconds)
     {
-        let (mut tally, cpu) = (Tally::default(), split::thread_cpu_ns());
+        let (mut tally, cpu) = (Tally::default(), split::process_cpu_ns());
         let start = Instant::now();
         store.run(&prepared.work, |found| tally.add(R::id(&found)))?;
         let wall = start.elapsed();
-        let cpu = split::thread_cpu_ns() - cpu;
+        let cpu = split::process_cpu_ns() - cpu;
         let after = store
             .reading()?
             .ok_or_else(|| anyhow!("{cell}: the store stopped reporting"))?;

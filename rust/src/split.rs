@@ -1,6 +1,6 @@
 //! Where a server cell's time goes: the server's own execution of the native commands, what its
 //! scripts (the links library's Lua) add, what MULTI/EXEC adds, the server's CPU, and the rest of
-//! the end-to-end time (round trip, protocol and client), beside the client thread's own CPU.
+//! the end-to-end time (round trip, protocol and client), beside the bench process's own CPU.
 //!
 //! The server's figures come from `INFO cpu commandstats`, read just before and just after the
 //! work of each accounted iteration: differences, so nothing on the server is reset. Redis counts
@@ -149,7 +149,7 @@ pub struct Split {
     pub script_ns: f64,
     pub transaction_ns: f64,
     pub server_cpu_ns: f64,
-    /// The CPU time of the thread that ran the work (the client's side).
+    /// The bench process's CPU time during the work (the client's side).
     pub client_cpu_ns: f64,
 }
 
@@ -190,11 +190,24 @@ impl Split {
         self.native_ns + self.script_ns + self.transaction_ns
     }
 
-    /// The result file's line of `operation` on `backend`, which [`Split::parse`] reads back.
-    pub fn line(&self, operation: &str, backend: &str) -> String {
+    /// One iteration from the texts of its two readings ([`Reading::parse`], [`Reading::since`]).
+    pub fn add_readings(
+        &mut self,
+        (before, after): (&str, &str),
+        requests: usize,
+        wall_ns: f64,
+        client_cpu_ns: f64,
+    ) -> anyhow::Result<()> {
+        let usage = Reading::parse(after)?.since(&Reading::parse(before)?, requests)?;
+        self.add(usage, wall_ns, client_cpu_ns);
+        Ok(())
+    }
+
+    /// The result file's line of `cell` (OPERATION/BACKEND), which [`Split::parse`] reads back.
+    pub fn line(&self, cell: &str) -> String {
         let ns = |v: f64| Grouped(v.max(0.0).round() as u64);
         format!(
-            "split {operation}/{backend} ... wall {} ns, native {} ns, script {} ns, transaction {} ns, server cpu {} ns, client cpu {} ns, {} iterations",
+            "split {cell} ... wall {} ns, native {} ns, script {} ns, transaction {} ns, server cpu {} ns, client cpu {} ns, {} iterations",
             ns(self.wall_ns),
             ns(self.native_ns),
             ns(self.script_ns),
@@ -258,15 +271,16 @@ impl fmt::Display for Split {
     }
 }
 
-/// The CPU time the calling thread has used, in nanoseconds.
-pub fn thread_cpu_ns() -> f64 {
+/// The CPU time the bench's process has used, in nanoseconds: every thread of the client's side
+/// (a client may read replies on threads of its own).
+pub fn process_cpu_ns() -> f64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec into `t`, which lives for the call.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    assert!(ok, "CLOCK_THREAD_CPUTIME_ID is not available");
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "CLOCK_PROCESS_CPUTIME_ID is not available");
     t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
 }
 
@@ -347,7 +361,7 @@ mod tests {
         split.add(usage, 50_000.0, 6_000.0);
         let split = split.mean();
         assert_eq!(split.wall_ns, 40_000.0);
-        let line = split.line("create", "Redis_Pipeline");
+        let line = split.line("create/Redis_Pipeline");
         assert_eq!(line, "split create/Redis_Pipeline ... wall 40,000 ns, native 2,000 ns, script 3,000 ns, transaction 0 ns, server cpu 9,000 ns, client cpu 5,000 ns, 2 iterations");
         let (name, back) = Split::parse(line.strip_prefix("split ").unwrap()).unwrap();
         assert_eq!((name.as_str(), back), ("create/Redis_Pipeline", split));

@@ -407,23 +407,148 @@ pub unsafe extern "C" fn provenance(
     guard(|| {
         // SAFETY: the caller passes `root_len` readable bytes.
         let root = unsafe { std::slice::from_raw_parts(root, root_len) };
-        let (status, text) = match provenance_text(root) {
-            Ok(text) => (Status::Ok, text),
-            Err(e) => (Status::Failed, format!("{e:#}")),
-        };
-        let bytes = text.as_bytes();
-        let n = bytes.len().min(capacity);
-        // SAFETY: the caller passes `capacity` writable bytes and a valid `written`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, n);
-            *written = bytes.len();
-        }
-        if n < bytes.len() {
-            Status::BadArgument
-        } else {
-            status
-        }
+        // SAFETY: as the caller passes them.
+        unsafe { answer(provenance_text(root), out, capacity, written) }
     })
+}
+
+/// Writes `result`'s text (an error's message) as UTF-8 into `out`, at most `capacity` bytes,
+/// `written` getting the length the text needs: `Ok`, `Failed` for an error, `BadArgument` for a
+/// text cut short.
+///
+/// # Safety
+/// `out` must point at `capacity` writable bytes and `written` be a valid pointer.
+unsafe fn answer(
+    result: anyhow::Result<String>,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    let (status, text) = match result {
+        Ok(text) => (Status::Ok, text),
+        Err(e) => (Status::Failed, format!("{e:#}")),
+    };
+    let bytes = text.as_bytes();
+    let n = bytes.len().min(capacity);
+    // SAFETY: the caller passes `capacity` writable bytes and a valid `written`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, n);
+        *written = bytes.len();
+    }
+    if n < bytes.len() {
+        Status::BadArgument
+    } else {
+        status
+    }
+}
+
+/// `len` bytes at `at` as UTF-8.
+///
+/// # Safety
+/// `at` must point at `len` readable bytes (or `len` be 0).
+unsafe fn text<'a>(at: *const u8, len: usize) -> anyhow::Result<&'a str> {
+    if len == 0 {
+        return Ok("");
+    }
+    anyhow::ensure!(!at.is_null(), "a null text");
+    // SAFETY: the caller passes `len` readable bytes.
+    Ok(std::str::from_utf8(unsafe {
+        std::slice::from_raw_parts(at, len)
+    })?)
+}
+
+/// A new, empty split of one cell's time (redis_vs_doublets::split), for `split_add` and
+/// `split_line`, freed by `split_free`: the C# harness splits its cells as the Rust bench does.
+#[no_mangle]
+pub extern "C" fn split_new() -> *mut redis_vs_doublets::split::Split {
+    Box::into_raw(Box::default())
+}
+
+/// Adds one iteration: the server's INFO cpu commandstats replies just before and just after its
+/// `requests` requests, which took `wall_ns` end to end and `client_cpu_ns` of the process's CPU.
+/// On an error its message goes to `out` as [`answer`] writes it.
+///
+/// # Safety
+/// `split` must come from `split_new`; the texts must point at their lengths of bytes; `out` at
+/// `capacity` writable bytes; `written` be a valid pointer.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn split_add(
+    split: *mut redis_vs_doublets::split::Split,
+    before: *const u8,
+    before_len: usize,
+    after: *const u8,
+    after_len: usize,
+    requests: usize,
+    wall_ns: f64,
+    client_cpu_ns: f64,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if split.is_null() || out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: as the caller passes them.
+        let result = unsafe { text(before, before_len) }
+            .and_then(|b| Ok((b, unsafe { text(after, after_len) }?)))
+            .and_then(|readings| {
+                // SAFETY: the caller passes a split from split_new.
+                let split = unsafe { &mut *split };
+                split.add_readings(readings, requests, wall_ns, client_cpu_ns)?;
+                Ok(String::new())
+            });
+        // SAFETY: as the caller passes them.
+        unsafe { answer(result, out, capacity, written) }
+    })
+}
+
+/// The result file's line of the split's mean iteration for `cell` (OPERATION/BACKEND), as
+/// [`answer`] writes it; an empty text where no iteration was added.
+///
+/// # Safety
+/// As `split_add`.
+#[no_mangle]
+pub unsafe extern "C" fn split_line(
+    split: *const redis_vs_doublets::split::Split,
+    cell: *const u8,
+    cell_len: usize,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if split.is_null() || out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes a split from split_new.
+        let split = unsafe { *split };
+        let line = unsafe { text(cell, cell_len) }.map(|cell| match split.iterations {
+            0 => String::new(),
+            _ => split.mean().line(cell),
+        });
+        // SAFETY: as the caller passes them.
+        unsafe { answer(line, out, capacity, written) }
+    })
+}
+
+/// Frees a split from `split_new`.
+///
+/// # Safety
+/// `split` must come from `split_new` and not be used again.
+#[no_mangle]
+pub unsafe extern "C" fn split_free(split: *mut redis_vs_doublets::split::Split) {
+    if !split.is_null() {
+        // SAFETY: the caller passes a split from split_new, once.
+        drop(unsafe { Box::from_raw(split) });
+    }
+}
+
+/// The process's CPU time so far in nanoseconds (the client's side of a split iteration).
+#[no_mangle]
+pub extern "C" fn process_cpu_ns() -> f64 {
+    redis_vs_doublets::split::process_cpu_ns()
 }
 
 fn provenance_text(root: &[u8]) -> anyhow::Result<String> {
