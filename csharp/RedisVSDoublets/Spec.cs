@@ -196,6 +196,8 @@ public sealed class SplitDef
 {
     public int Iterations { get; set; }
     public double Seconds { get; set; }
+    /// <summary>The method text (the Rust side's report prints it).</summary>
+    public Text Description { get; set; } = new();
 }
 
 public sealed class LoadDef

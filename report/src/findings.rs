@@ -9,6 +9,7 @@ use crate::{
     format::{bytes, duration, per_second, significant, whole, Lang},
     headline::{Against, Line, Summary},
     stats::Verdict,
+    tables::Table,
     view::language_name,
 };
 
@@ -120,7 +121,7 @@ pub fn reads_only(spec: &Spec, operation: &str) -> bool {
 /// request per round trip, memory, concurrent clients).
 pub fn findings(
     spec: &Spec,
-    lines: &[Line],
+    (tables, lines): (&[Table], &[Line]),
     memory: &[MemoryRun],
     load: &[LoadRun],
     pages: &str,
@@ -132,8 +133,77 @@ pub fn findings(
         .filter_map(|against| speed(spec, &summaries, against, pages, lang))
         .chain(memory_finding(spec, memory, pages, lang))
         .chain(load_finding(spec, load, pages, lang))
+        .chain(std::iter::once(split_finding(spec, tables, pages, lang)))
         .map(|text| Finding { text })
         .collect()
+}
+
+/// Where a server's time goes: per language, at the smallest size whose tables split their server
+/// cells, for each mode the median over those cells (the default client's, every suite) of the
+/// server's execution as a share of the end-to-end time; without any split, that these results
+/// have none.
+fn split_finding(spec: &Spec, tables: &[Table], pages: &str, lang: Lang) -> String {
+    let mut parts = Vec::new();
+    for language in crate::tables::LANGUAGES {
+        let split: Vec<&Table> = tables
+            .iter()
+            .filter(|t| t.language == language && !t.splits.is_empty())
+            .collect();
+        let Some(b) = split.iter().map(|t| t.background).min() else {
+            continue;
+        };
+        let mut modes: Vec<(String, Vec<f64>)> = Vec::new();
+        for t in split.iter().filter(|t| t.background == b) {
+            for cell in t.splits.iter().filter(|c| t.backends.contains(&c.backend)) {
+                let Some(server) = spec.server_of(&cell.backend) else {
+                    continue;
+                };
+                let mode = cell.backend[server.name.len()..].trim_start_matches('_');
+                let share = cell.execution_ns() / cell.wall_ns;
+                match modes.iter_mut().find(|(m, _)| m == mode) {
+                    Some((_, shares)) => shares.push(share),
+                    None => modes.push((mode.to_string(), vec![share])),
+                }
+            }
+        }
+        let modes: Vec<String> = modes
+            .into_iter()
+            .map(|(mode, shares)| {
+                let percent = 100.0 * crate::stats::median(shares.into_iter());
+                format!(
+                    "{mode} {}%",
+                    crate::format::trim_zeros(significant(percent, lang))
+                )
+            })
+            .collect();
+        let at = match lang {
+            Lang::En => "at",
+            Lang::Ru => "при",
+        };
+        parts.push(format!(
+            "{} {at} B = {}: {}",
+            language_name(language),
+            whole(b, lang),
+            modes.join(", ")
+        ));
+    }
+    let method = page_link("method", ["method", "методика"], pages, lang);
+    match (parts.is_empty(), lang) {
+        (false, Lang::En) => format!(
+            "**Where a server's time goes**: the server's own execution of the commands (its scripts and MULTI/EXEC included), as a share of the end-to-end time, the median over a table's server cells: {}; the rest is the round trip, the protocol and the client. Each cell's split, with the server's and the client's CPU, is on its suite's page ({method}).",
+            parts.join(" · ")
+        ),
+        (false, Lang::Ru) => format!(
+            "**На что уходит время сервера**: собственное исполнение команд сервером (вместе со скриптами и MULTI/EXEC) как доля времени от начала до конца, медиана по серверным ячейкам таблицы: {}; остальное — обмен, протокол и клиент. Разбивка каждой ячейки, с процессорным временем сервера и клиента, — на странице её набора ({method}).",
+            parts.join(" · ")
+        ),
+        (true, Lang::En) => format!(
+            "**Not split in these results: where a server's time goes** (its own execution, the round trip, the protocol and the client): the bench splits every Redis cell ({method}), but these results were measured before it did, so every server figure here is end to end."
+        ),
+        (true, Lang::Ru) => format!(
+            "**В этих результатах не разделено, на что уходит время сервера** (его собственное исполнение, обмен, протокол и клиент): бенчмарк разбивает каждую ячейку Redis ({method}), но эти результаты измерены раньше, поэтому каждое число сервера здесь — время от начала до конца."
+        ),
+    }
 }
 
 /// The sizes a suite's speed is quoted at: the one with the most rounds (the smallest B among

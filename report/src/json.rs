@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 10;
+pub const VERSION: u32 = 11;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -124,6 +124,11 @@ pub struct TableJson {
     /// whether it was quiet (these are no longer in `provenance`). New in version 9.
     pub environment: Vec<crate::tables::Environment>,
     pub rows: Vec<RowJson>,
+    /// Where each server cell's time went, where its server reports it (Redis; Garnet does not):
+    /// per iteration, the server's execution of the commands, what scripts and MULTI/EXEC add
+    /// beyond them, its CPU, and the end-to-end time, each the median over the rounds that split
+    /// the cell. New in version 11.
+    pub splits: Vec<crate::tables::SplitCell>,
 }
 
 /// A provenance value: a whole number, or text.
@@ -322,6 +327,7 @@ fn table(t: &Table) -> TableJson {
         provenance: provenance(&t.provenance),
         measured: t.measured.clone(),
         environment: t.environment.clone(),
+        splits: t.splits.clone(),
         rows: t
             .rows
             .iter()

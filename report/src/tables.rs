@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
-use redis_vs_doublets::{results::ResultFile, spec::Spec};
+use redis_vs_doublets::{
+    results::ResultFile,
+    spec::{Spec, Suite},
+};
 use serde::Serialize;
 
 /// The languages a result file may name, in table order.
@@ -153,6 +156,66 @@ pub struct Table {
     pub measured: crate::measured::MeasuredCode,
     /// Each input's machine, in round order.
     pub environment: Vec<Environment>,
+    /// Where each server cell's time went, where its server reported it.
+    pub splits: Vec<SplitCell>,
+}
+
+/// Where one server cell's time went ([`redis_vs_doublets::split`]), per iteration in nanoseconds:
+/// each figure is the median over the rounds that split the cell of that round's mean iteration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct SplitCell {
+    /// The operation's id in the spec.
+    pub operation: String,
+    /// The cell's backend; C# cells through a client other than the default one carry its suffix.
+    pub backend: String,
+    /// How many rounds split it.
+    pub rounds: usize,
+    /// The end-to-end time of the iterations that split it.
+    pub wall_ns: f64,
+    /// The server's time in the data commands, wherever they ran.
+    pub native_ns: f64,
+    /// What the scripts (the links library's Lua) took beyond the commands they ran.
+    pub script_ns: f64,
+    /// What MULTI and EXEC took beyond the commands EXEC ran.
+    pub transaction_ns: f64,
+    /// The server's CPU time (user and system).
+    pub server_cpu_ns: f64,
+    /// The bench process's CPU time (every thread).
+    pub client_cpu_ns: f64,
+}
+
+impl SplitCell {
+    /// The server's time executing: the commands, the scripts' own and MULTI/EXEC's own.
+    pub fn execution_ns(&self) -> f64 {
+        self.native_ns + self.script_ns + self.transaction_ns
+    }
+
+    /// The rest of the end-to-end time: the round trip, the protocol and the client.
+    pub fn rest_ns(&self) -> f64 {
+        (self.wall_ns - self.execution_ns()).max(0.0)
+    }
+
+    /// One cell from its rounds' splits.
+    fn of_rounds(
+        operation: &str,
+        backend: &str,
+        rounds: &[&redis_vs_doublets::split::Split],
+    ) -> Self {
+        let median = |figure: fn(&redis_vs_doublets::split::Split) -> f64| {
+            crate::stats::median(rounds.iter().map(|s| figure(s)))
+        };
+        Self {
+            operation: operation.to_string(),
+            backend: backend.to_string(),
+            rounds: rounds.len(),
+            wall_ns: median(|s| s.wall_ns),
+            native_ns: median(|s| s.native_ns),
+            script_ns: median(|s| s.script_ns),
+            transaction_ns: median(|s| s.transaction_ns),
+            server_cpu_ns: median(|s| s.server_cpu_ns),
+            client_cpu_ns: median(|s| s.client_cpu_ns),
+        }
+    }
 }
 
 impl Cell {
@@ -423,6 +486,7 @@ pub fn build(
                 rounds: rounds.len(),
                 measured: measured.clone(),
                 environment: environment(&group),
+                splits: splits(&group, suite),
             };
             let mut absent: Vec<String> = table
                 .absences()
@@ -444,6 +508,29 @@ pub fn build(
         }
     }
     Ok(tables)
+}
+
+/// The suite's split cells of a table's inputs, in the suite's order of operations, then the
+/// order the inputs give them.
+fn splits(group: &[&ResultFile], suite: &Suite) -> Vec<SplitCell> {
+    let mut cells: Vec<((usize, &str), Vec<&redis_vs_doublets::split::Split>)> = Vec::new();
+    for line in group.iter().flat_map(|f| &f.splits) {
+        let Some(k) = suite.operations.iter().position(|o| o.id == line.operation) else {
+            continue;
+        };
+        let key = (k, line.backend.as_str());
+        match cells.iter_mut().find(|(c, _)| *c == key) {
+            Some((_, rounds)) => rounds.push(&line.split),
+            None => cells.push((key, vec![&line.split])),
+        }
+    }
+    cells.sort_by_key(|((k, _), _)| *k);
+    cells
+        .into_iter()
+        .map(|((k, backend), rounds)| {
+            SplitCell::of_rounds(&suite.operations[k].id, backend, &rounds)
+        })
+        .collect()
 }
 
 /// Bolds the fastest server cell of a row and compares every Doublets cell with it; compares each
@@ -567,6 +654,7 @@ impl ClientsTable {
             rounds: self.rounds,
             measured: self.measured.clone(),
             environment: Vec::new(),
+            splits: Vec::new(),
         }
     }
 }

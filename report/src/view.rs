@@ -25,6 +25,8 @@ pub struct View {
     pub family_env: String,
     pub families: Vec<FamilyView>,
     pub server_env: String,
+    /// How a server cell's time is split (the spec's method text), where the spec splits it.
+    pub split: Option<String>,
     /// The servers the redis family can run on, from the spec.
     pub servers: Vec<ServerView>,
     pub client_env: String,
@@ -150,6 +152,8 @@ pub struct ServerView {
     description: String,
     /// How its stores are checked after each cell.
     check: String,
+    /// Why its cells' time is not split, where it is not.
+    split_missing: Option<String>,
 }
 
 #[derive(Clone, Serialize)]
@@ -341,6 +345,26 @@ pub struct TableView {
     command: String,
     /// What it measured, when not the checkout's code.
     label: String,
+    /// Where each server cell's time went, where its server reported it.
+    splits: Vec<SplitView>,
+    /// Why the server cells of a server in its columns have no split, one sentence a server.
+    unsplit: Vec<String>,
+}
+
+/// One server cell's split ([`crate::tables::SplitCell`]), its figures as the page prints them.
+#[derive(Clone, Serialize)]
+pub struct SplitView {
+    operation: String,
+    backend: String,
+    wall: String,
+    executing: String,
+    scripts: String,
+    transaction: String,
+    rest: String,
+    server_cpu: String,
+    client_cpu: String,
+    /// How many times as long the server's execution alone took as Doublets' faster store.
+    versus_doublets: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -1111,7 +1135,7 @@ pub fn build(
         command: command.to_string(),
         runs,
         common,
-        findings: crate::findings::findings(spec, &lines, memory, load, pages_link, lang),
+        findings: crate::findings::findings(spec, (tables, &lines), memory, load, pages_link, lang),
         conditions: crate::conditions::conditions(spec, tables, lang),
         older_code,
         pending: Vec::new(),
@@ -1162,8 +1186,10 @@ pub fn build(
                     .join(" "),
                 description: text(&s.description),
                 check: text(&s.check),
+                split_missing: s.split_missing.as_ref().map(text),
             })
             .collect(),
+        split: spec.split.as_ref().map(|plan| text(&plan.description)),
         clients: spec
             .clients
             .iter()
@@ -1381,7 +1407,77 @@ fn table(
         rounds: t.rounds,
         command: reproduce(spec, t, tables),
         label: crate::measured::note(&t.measured, lang),
+        splits: splits(spec, t, op_name, lang),
+        unsplit: unsplit(spec, t, lang),
     }
+}
+
+/// Why a table's cells of each of its servers have no split: the spec's reason for a server that
+/// reports none, or, for one that does, that its results came before the split.
+fn unsplit(spec: &Spec, t: &Table, lang: Lang) -> Vec<String> {
+    spec.servers
+        .iter()
+        .filter(|server| {
+            t.backends
+                .iter()
+                .any(|b| spec.backend(b).server.as_deref() == Some(server.id.as_str()))
+        })
+        .filter(|server| {
+            !t.splits.iter().any(|s| {
+                let base = spec
+                    .backend_client(&s.backend)
+                    .map_or(s.backend.as_str(), |(b, _)| b.name.as_str());
+                spec.store_of(base) == server.id
+            })
+        })
+        .map(|server| match (&server.split_missing, lang) {
+            (Some(why), _) => format!("{}.", lang.text(why)),
+            (None, Lang::En) => format!(
+                "The {} cells are not split here: these results were measured before the bench split server cells.",
+                server.name
+            ),
+            (None, Lang::Ru) => format!(
+                "Ячейки {} здесь не разбиты: эти результаты измерены раньше, чем бенчмарк стал разбивать ячейки серверов.",
+                server.name
+            ),
+        })
+        .collect()
+}
+
+/// A table's split cells as its page prints them, each beside the row's faster Doublets store.
+fn splits(spec: &Spec, t: &Table, op_name: &dyn Fn(&str) -> String, lang: Lang) -> Vec<SplitView> {
+    t.splits
+        .iter()
+        .map(|s| {
+            let doublets = t
+                .rows
+                .iter()
+                .find(|r| r.operation == s.operation)
+                .into_iter()
+                .flat_map(|r| t.backends.iter().zip(&r.cells))
+                .filter(|(b, _)| spec.backend(b).family == "doublets")
+                .filter_map(|(_, c)| c.as_ref().ok().map(|c| c.median_ns))
+                .fold(None, |fastest: Option<f64>, m| {
+                    Some(fastest.map_or(m, |f| f.min(m)))
+                });
+            let us = |ns: f64| duration(ns, lang);
+            SplitView {
+                operation: op_name(&s.operation),
+                backend: s.backend.clone(),
+                wall: us(s.wall_ns),
+                executing: us(s.execution_ns()),
+                scripts: us(s.script_ns),
+                transaction: us(s.transaction_ns),
+                rest: us(s.rest_ns()),
+                server_cpu: us(s.server_cpu_ns),
+                client_cpu: us(s.client_cpu_ns),
+                versus_doublets: doublets
+                    .filter(|d| *d > 0.0)
+                    .map(|d| format!("{}×", crate::findings::times(s.execution_ns() / d, lang)))
+                    .unwrap_or_else(|| "—".into()),
+            }
+        })
+        .collect()
 }
 
 /// The first `cut` characters of `text`.

@@ -633,7 +633,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 10);
+    assert_eq!(value["version"], 11);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -1778,4 +1778,117 @@ fn a_fresh_round_is_compared_with_the_published_intervals() {
         "{:?}",
         a.details
     );
+}
+
+/// A round of the Rust fixture with a split line after every Redis cell: the server executing
+/// `share` of each cell's time (by mode), a tenth of that in scripts.
+fn split_round(k: u32, share: impl Fn(&str) -> f64) -> String {
+    let mut out = String::new();
+    for line in scaled_round(k, |_| 1.0).lines() {
+        out.push_str(&format!("{line}\n"));
+        let Some((name, figures)) = line.split_once(" ... bench: ") else {
+            continue;
+        };
+        let name = name.trim_start_matches("test ");
+        if !name.contains("/Redis_") {
+            continue;
+        }
+        let wall: f64 = figures
+            .trim_start()
+            .split_once(" ns/iter")
+            .unwrap()
+            .0
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        let executing = wall * share(name) * (0.9 + 0.1 * k as f64);
+        out.push_str(&format!(
+            "split {name} ... wall {} ns, native {} ns, script {} ns, transaction 0 ns, server cpu {} ns, client cpu {} ns, 10 iterations\n",
+            wall.round(),
+            (executing * 0.9).round(),
+            (executing * 0.1).round(),
+            (wall * 0.5).round(),
+            (wall * 0.3).round()
+        ));
+    }
+    out
+}
+
+#[test]
+fn where_a_servers_time_goes_is_published_per_cell_and_quoted_per_mode() {
+    let share = |name: &str| match name.rsplit('_').next().unwrap() {
+        "NonTransaction" => 0.02,
+        "Transaction" => 0.3,
+        _ => 0.25,
+    };
+    let work = Workspace::new(&[
+        ("rust-b1000-r1.txt", split_round(1, share)),
+        ("rust-b1000-r2.txt", split_round(2, share)),
+        ("rust-b1000-r3.txt", split_round(3, share)),
+    ]);
+    run(&work.args()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    // Every Redis cell's split is in the JSON, each figure the median of its rounds.
+    let mut shares: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    let mut cells = 0;
+    for table in json["tables"].as_array().unwrap() {
+        for split in table["splits"].as_array().unwrap() {
+            cells += 1;
+            assert_eq!(split["rounds"], 3);
+            let f = |k: &str| split[k].as_f64().unwrap();
+            let executing = f("native_ns") + f("script_ns") + f("transaction_ns");
+            let backend = split["backend"].as_str().unwrap();
+            let rounds: Vec<f64> = (1..=3)
+                .map(|k| share(backend) * (0.9 + 0.1 * k as f64))
+                .collect();
+            assert!(
+                (executing / f("wall_ns") - rounds[1]).abs() < 1e-3,
+                "{split}"
+            );
+            let mode = backend.trim_start_matches("Redis_").to_string();
+            shares
+                .entry(mode)
+                .or_default()
+                .push(executing / f("wall_ns"));
+        }
+    }
+    assert_eq!(cells, 51);
+    // The first screen quotes, per mode, the median share over the cells.
+    let readme = work.read("README.md");
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("- **Where a server's time goes**"))
+        .unwrap_or_else(|| panic!("no split finding:\n{readme}"));
+    for (mode, mut shares) in shares {
+        shares.sort_by(f64::total_cmp);
+        let median = 100.0 * shares[shares.len() / 2];
+        let expected = format!(
+            "{mode} {}%",
+            report::format::trim_zeros(report::format::significant(
+                median,
+                report::format::Lang::En
+            ))
+        );
+        assert!(line.contains(&expected), "{expected}: {line}");
+    }
+    // Each suite page has the table, with the server's execution against Doublets.
+    let page = work.read("docs/typical-rust.md");
+    assert!(
+        page.contains("**Where the time goes** (Rust, B = 1,000, N = 100)"),
+        "{page}"
+    );
+    let row = page
+        .lines()
+        .find(|l| l.starts_with("| KeyValue Get | Redis_Pipeline |"))
+        .unwrap_or_else(|| panic!("no split row:\n{page}"));
+    assert!(row.ends_with("× |"), "{row}");
+    // Results without splits say so instead.
+    let plain = Workspace::new(&[("rust-b1000.txt", fixture("rust-b1000.txt"))]);
+    run(&plain.args()).unwrap();
+    assert!(plain
+        .read("README.md")
+        .contains("**Not split in these results: where a server's time goes**"));
+    assert!(plain
+        .read("docs/typical-rust.md")
+        .contains("The Redis cells are not split here"));
 }

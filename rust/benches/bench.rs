@@ -427,7 +427,7 @@ fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
     let reaches = prepared.iter().map(|p| p.reaches).max().unwrap_or(0);
     let started = Instant::now();
     let (mut background, took) = Background::load(store, model, requests, expected, reaches, name)?;
-    background.split = runner.spec.split;
+    background.split = runner.spec.split.clone();
     let text = format!(
         "{}: loaded {} requests into {name} in {:.1} s, checked in {:.1} s (it holds {}; after each cell: {})",
         suite.name.en,

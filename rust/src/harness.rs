@@ -97,7 +97,7 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
     let check = started.elapsed();
     measure(store);
     let measure = started.elapsed() - check;
-    let split = match background.split {
+    let split = match &background.split {
         Some(plan) => split(prepared, store, plan, cell)?,
         None => None,
     };
@@ -129,7 +129,7 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
 pub fn split<R: Request, S: Store<R>>(
     prepared: &Prepared<'_, R>,
     store: &mut S,
-    plan: SplitPlan,
+    plan: &SplitPlan,
     cell: &str,
 ) -> anyhow::Result<Option<Split>> {
     let Some(mut before) = store.reading()? else {

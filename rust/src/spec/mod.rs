@@ -48,11 +48,13 @@ pub enum SamplingMode {
 /// Where a server cell's time goes ([`crate::split`]): after its measured iterations, each server
 /// cell whose server reports it runs up to `iterations` more, stopping once `seconds` have passed
 /// (one at least), with the server's per-command time and CPU read around each one's work alone.
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SplitPlan {
     pub iterations: u32,
     pub seconds: f64,
+    /// The method text.
+    pub description: Text,
 }
 
 /// The memory measurement: the B it is published at, and its method text.
@@ -741,7 +743,7 @@ impl Spec {
             .as_deref()
             .and_then(|id| self.servers.iter().find(|s| s.id == id))
             .is_some_and(|server| server.split_missing.is_none());
-        match self.split {
+        match &self.split {
             Some(plan) if reports => {
                 (f64::from(plan.iterations) * iteration).min(plan.seconds + iteration)
             }

@@ -126,9 +126,10 @@ pub fn every_operation<R: Request, M: Model<R>>(
     name: &str,
 ) {
     let spec = redis_vs_doublets::load_spec().unwrap();
-    background.split = Some(SplitPlan {
+    background.split = spec.split.clone().map(|plan| SplitPlan {
         iterations: 2,
         seconds: 0.05,
+        ..plan
     });
     let reports = store.reading().unwrap().is_some();
     for operation in &spec.suite(suite).unwrap().operations {
