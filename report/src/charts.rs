@@ -286,6 +286,153 @@ pub fn table(
     ))
 }
 
+/// One segment of a split bar: its name in English and Russian, its colour and its figure.
+type SplitPart = (
+    &'static str,
+    &'static str,
+    RGBColor,
+    fn(&crate::tables::SplitCell) -> f64,
+);
+
+/// Where one server backend's time goes in a table ([`crate::tables::SplitCell`]): a bar per
+/// operation, stacked to 100% of its end-to-end time: the server's native commands, its scripts'
+/// and MULTI/EXEC's own time, and the rest (round trip, protocol, client). Shares, not times: the
+/// rest can be a thousand times the execution, which a linear axis of times would hide.
+pub fn split(
+    cells: &[&crate::tables::SplitCell],
+    names: &[String],
+    title: &str,
+    lang: Lang,
+) -> Result<String> {
+    let parts: [SplitPart; 4] = [
+        (
+            "native commands",
+            "собственные команды",
+            RGBColor(0x1f, 0x77, 0xb4),
+            |c| c.native_ns,
+        ),
+        (
+            "scripts",
+            "скрипты",
+            RGBColor(0xff, 0x7f, 0x0e),
+            |c| c.script_ns,
+        ),
+        (
+            "MULTI/EXEC",
+            "MULTI/EXEC",
+            RGBColor(0x2c, 0xa0, 0x2c),
+            |c| c.transaction_ns,
+        ),
+        (
+            "round trip, protocol, client",
+            "обмен, протокол, клиент",
+            RGBColor(0xaa, 0xaa, 0xaa),
+            |c| c.rest_ns(),
+        ),
+    ];
+    let shown: Vec<(String, RGBColor)> = parts
+        .iter()
+        .filter(|p| cells.iter().any(|c| p.3(c) > 0.0))
+        .map(|p| (lang.pick(p.0, p.1).to_string(), p.2))
+        .collect();
+    let mut svg = String::new();
+    {
+        let per_line = legend_per_line(&shown, 960, LEGEND_PER_LINE);
+        let lines = shown.chunks(per_line).count().max(1) as u32;
+        let root =
+            SVGBackend::with_string(&mut svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
+        let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
+        draw_title(&head, title)?;
+        let mut legend = head.split_vertically(36).1;
+        for line in shown.chunks(per_line) {
+            let (this, rest) = legend.split_vertically(LEGEND_LINE);
+            draw_legend(&this, line, per_line)?;
+            legend = rest;
+        }
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(90)
+            .build_cartesian_2d(0f64..cells.len() as f64, 0f64..100f64)
+            .map_err(draw_error)?;
+        let y_desc = lang.pick(
+            "share of the end-to-end time",
+            "доля времени от начала до конца",
+        );
+        let style = ("sans-serif", FONT).into_font().color(&INK);
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_desc(y_desc)
+            .axis_style(INK)
+            .light_line_style(INK.mix(0.15))
+            .bold_line_style(INK.mix(0.3))
+            .label_style(style.clone())
+            .axis_desc_style(style)
+            .x_label_formatter(&|_| String::new())
+            .y_label_formatter(&|v| format!("{v:.0}%"))
+            .draw()
+            .map_err(draw_error)?;
+        for (k, cell) in cells.iter().enumerate() {
+            let total = cell.execution_ns().max(cell.wall_ns).max(f64::MIN_POSITIVE);
+            let mut bottom = 0.0;
+            for part in &parts {
+                let height = 100.0 * part.3(cell).max(0.0) / total;
+                if height <= 0.0 {
+                    continue;
+                }
+                let x = k as f64;
+                chart
+                    .draw_series([Rectangle::new(
+                        [(x + 0.15, bottom), (x + 0.85, bottom + height)],
+                        part.2.filled(),
+                    )])
+                    .map_err(draw_error)?;
+                bottom += height;
+            }
+        }
+        let style =
+            (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
+        let group = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
+        for (k, name) in names.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(k as f64 + 0.5, 0.0));
+            for (line, words) in wrap(name, f64::from(group - 8)).iter().enumerate() {
+                root.draw(&Text::new(
+                    words.clone(),
+                    (x, y + 6 + 16 * line as i32),
+                    style.clone(),
+                ))
+                .map_err(draw_error)?;
+            }
+        }
+        root.present().map_err(draw_error)?;
+    }
+    let desc: Vec<String> = cells
+        .iter()
+        .zip(names)
+        .map(|(c, name)| {
+            let share = |v: f64| format!("{:.1}%", 100.0 * v / c.wall_ns.max(f64::MIN_POSITIVE));
+            match lang {
+                Lang::En => format!(
+                    "{name}: executing {} of {} ({}), the rest {}",
+                    duration(c.execution_ns(), lang),
+                    duration(c.wall_ns, lang),
+                    share(c.execution_ns()),
+                    share(c.rest_ns())
+                ),
+                Lang::Ru => format!(
+                    "{name}: исполнение {} из {} ({}), остальное {}",
+                    duration(c.execution_ns(), lang),
+                    duration(c.wall_ns, lang),
+                    share(c.execution_ns()),
+                    share(c.rest_ns())
+                ),
+            }
+        })
+        .collect();
+    Ok(finish(svg, title, &desc.join("; ")))
+}
+
 /// The <desc> of a table chart: every dot, in words, for a reader who cannot see it.
 fn describe(
     table: &Table,

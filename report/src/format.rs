@@ -18,6 +18,14 @@ impl Lang {
         }
     }
 
+    /// The text of this language of two.
+    pub fn pick<'a>(self, en: &'a str, ru: &'a str) -> &'a str {
+        match self {
+            Lang::En => en,
+            Lang::Ru => ru,
+        }
+    }
+
     fn group_separator(self) -> char {
         match self {
             Lang::En => ',',

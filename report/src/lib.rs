@@ -192,6 +192,38 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                 ));
             }
         }
+        for table in &tables {
+            let suite = spec
+                .suite(&table.suite)
+                .expect("tables are built from the spec");
+            for backend in view::split_backends(table) {
+                let cells: Vec<&tables::SplitCell> = table
+                    .splits
+                    .iter()
+                    .filter(|s| s.backend == backend)
+                    .collect();
+                let names: Vec<String> = cells
+                    .iter()
+                    .map(|c| {
+                        suite
+                            .operations
+                            .iter()
+                            .find(|o| o.id == c.operation)
+                            .map_or(c.operation.clone(), |o| o.name.clone())
+                    })
+                    .collect();
+                outputs.push((
+                    args.charts
+                        .join(view::split_chart_name(table, backend, lang)),
+                    charts::split(
+                        &cells,
+                        &names,
+                        &view::split_chart_title(table, &text(&suite.name), backend, lang),
+                        lang,
+                    )?,
+                ));
+            }
+        }
         for clients in tables::clients(&spec, &tables) {
             let suite = spec
                 .suite(&clients.suite)

@@ -349,6 +349,8 @@ pub struct TableView {
     splits: Vec<SplitView>,
     /// Why the server cells of a server in its columns have no split, one sentence a server.
     unsplit: Vec<String>,
+    /// (backend, link) of each split chart.
+    split_charts: Vec<(String, String)>,
 }
 
 /// One server cell's split ([`crate::tables::SplitCell`]), its figures as the page prints them.
@@ -823,6 +825,33 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
         (Kind::Relative, Lang::Ru) => format!(
             "{language}, {suite}: время относительно самого быстрого режима сервера ({sizes}){older}"
         ),
+    }
+}
+
+/// The server backends of a table whose cells have a split (the default client's), in column order.
+pub fn split_backends(t: &Table) -> Vec<&str> {
+    t.backends
+        .iter()
+        .filter(|b| t.splits.iter().any(|s| &s.backend == *b))
+        .map(String::as_str)
+        .collect()
+}
+
+pub fn split_chart_name(t: &Table, backend: &str, lang: Lang) -> String {
+    svg(format!("{}-split-{}", t.id(), backend.to_lowercase()), lang)
+}
+
+pub fn split_chart_title(t: &Table, suite: &str, backend: &str, lang: Lang) -> String {
+    let language = language_name(&t.language);
+    let sizes = format!(
+        "B = {}, N = {}",
+        whole(t.background, lang),
+        whole(t.operations, lang),
+    );
+    let older = second_line(t.rounds, &t.measured, lang);
+    match lang {
+        Lang::En => format!("{language}, {suite}, {backend}: where the time goes ({sizes}){older}"),
+        Lang::Ru => format!("{language}, {suite}, {backend}: на что уходит время ({sizes}){older}"),
     }
 }
 
@@ -1409,6 +1438,15 @@ fn table(
         label: crate::measured::note(&t.measured, lang),
         splits: splits(spec, t, op_name, lang),
         unsplit: unsplit(spec, t, lang),
+        split_charts: split_backends(t)
+            .into_iter()
+            .map(|b| {
+                (
+                    b.to_string(),
+                    format!("{charts_link}/{}", split_chart_name(t, b, lang)),
+                )
+            })
+            .collect(),
     }
 }
 
@@ -1460,7 +1498,11 @@ fn splits(spec: &Spec, t: &Table, op_name: &dyn Fn(&str) -> String, lang: Lang) 
                 .fold(None, |fastest: Option<f64>, m| {
                     Some(fastest.map_or(m, |f| f.min(m)))
                 });
-            let us = |ns: f64| duration(ns, lang);
+            // A share that is not there (no script, no transaction) reads 0, not "0.000 ns".
+            let us = |ns: f64| match ns {
+                0.0 => "0".to_string(),
+                ns => duration(ns, lang),
+            };
             SplitView {
                 operation: op_name(&s.operation),
                 backend: s.backend.clone(),

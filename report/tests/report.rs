@@ -698,7 +698,7 @@ fn hex(text: &str) -> (u8, u8, u8) {
 #[test]
 fn every_chart_has_a_title_readable_text_and_a_mark_per_legend_entry() {
     let work = Workspace::new(&[
-        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("rust-b1000.txt", split_round(1, |_| 0.2)),
         ("rust-b10000.txt", b10000_n100()),
         ("memory-b1000.json", fixture("memory-b1000.json")),
         ("memory-b10000.json", fixture("memory-b10000.json")),
