@@ -213,18 +213,7 @@ pub fn table(
             .filter(|(j, _)| dots.iter().any(|d| d.1 == *j))
             .map(|(j, b)| (b.clone(), colours.of(b, j)))
             .collect();
-        let per_line = legend_per_line(&shown, 960, LEGEND_PER_LINE);
-        let lines = shown.chunks(per_line).count().max(1) as u32;
-        let root =
-            SVGBackend::with_string(&mut svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
-        let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
-        draw_title(&head, title)?;
-        let mut legend = head.split_vertically(36).1;
-        for line in shown.chunks(per_line) {
-            let (this, rest) = legend.split_vertically(LEGEND_LINE);
-            draw_legend(&this, line, per_line)?;
-            legend = rest;
-        }
+        let (root, plot) = framed(&mut svg, title, &shown)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .x_label_area_size(40)
@@ -260,23 +249,7 @@ pub fn table(
                 .draw_series([Circle::new((x, median), 5, color.filled())])
                 .map_err(draw_error)?;
         }
-        // Operation names under their groups, wrapped to a group's width so neighbours do not
-        // overlap.
-        let style =
-            (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
-        let group =
-            chart.backend_coord(&(1.0, range.start)).0 - chart.backend_coord(&(0.0, range.start)).0;
-        for (k, name) in names.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(k as f64 + 0.5, range.start));
-            for (line, words) in wrap(name, f64::from(group - 8)).iter().enumerate() {
-                root.draw(&Text::new(
-                    words.clone(),
-                    (x, y + 6 + 16 * line as i32),
-                    style.clone(),
-                ))
-                .map_err(draw_error)?;
-            }
-        }
+        group_names(&root, names, |x| chart.backend_coord(&(x, range.start)))?;
         root.present().map_err(draw_error)?;
     }
     Ok(finish(
@@ -337,18 +310,7 @@ pub fn split(
         .collect();
     let mut svg = String::new();
     {
-        let per_line = legend_per_line(&shown, 960, LEGEND_PER_LINE);
-        let lines = shown.chunks(per_line).count().max(1) as u32;
-        let root =
-            SVGBackend::with_string(&mut svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
-        let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
-        draw_title(&head, title)?;
-        let mut legend = head.split_vertically(36).1;
-        for line in shown.chunks(per_line) {
-            let (this, rest) = legend.split_vertically(LEGEND_LINE);
-            draw_legend(&this, line, per_line)?;
-            legend = rest;
-        }
+        let (root, plot) = framed(&mut svg, title, &shown)?;
         let mut chart = ChartBuilder::on(&plot)
             .margin(10)
             .x_label_area_size(40)
@@ -391,20 +353,7 @@ pub fn split(
                 bottom += height;
             }
         }
-        let style =
-            (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
-        let group = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
-        for (k, name) in names.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(k as f64 + 0.5, 0.0));
-            for (line, words) in wrap(name, f64::from(group - 8)).iter().enumerate() {
-                root.draw(&Text::new(
-                    words.clone(),
-                    (x, y + 6 + 16 * line as i32),
-                    style.clone(),
-                ))
-                .map_err(draw_error)?;
-            }
-        }
+        group_names(&root, names, |x| chart.backend_coord(&(x, 0.0)))?;
         root.present().map_err(draw_error)?;
     }
     let desc: Vec<String> = cells
@@ -705,6 +654,54 @@ fn draw_title(area: &DrawingArea<SVGBackend<'_>, Shift>, title: &str) -> Result<
 
 /// Legend entries side by side, `per_line` to the width: each name with a swatch of its series'
 /// colour.
+/// A chart 960 px wide: the title, then the legend on as many lines as its names need, then the
+/// area to plot in, which is returned with the whole.
+fn framed<'a>(
+    svg: &'a mut String,
+    title: &str,
+    shown: &[(String, RGBColor)],
+) -> Result<(
+    DrawingArea<SVGBackend<'a>, Shift>,
+    DrawingArea<SVGBackend<'a>, Shift>,
+)> {
+    let per_line = legend_per_line(shown, 960, LEGEND_PER_LINE);
+    let lines = shown.chunks(per_line).count().max(1) as u32;
+    let root = SVGBackend::with_string(svg, (960, 470 + LEGEND_LINE * lines)).into_drawing_area();
+    let (head, plot) = root.split_vertically(44 + LEGEND_LINE * lines);
+    draw_title(&head, title)?;
+    let mut legend = head.split_vertically(36).1;
+    for line in shown.chunks(per_line) {
+        let (this, rest) = legend.split_vertically(LEGEND_LINE);
+        draw_legend(&this, line, per_line)?;
+        legend = rest;
+    }
+    Ok((root, plot))
+}
+
+/// Operation names under their groups (group k spans k..k+1 on the x axis; `at` gives the pixel
+/// of an x on the axis), wrapped to a group's width so that neighbours do not overlap.
+fn group_names(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[String],
+    at: impl Fn(f64) -> (i32, i32),
+) -> Result<()> {
+    let style =
+        (("sans-serif", FONT).into_font().color(&INK)).pos(Pos::new(HPos::Center, VPos::Top));
+    let group = at(1.0).0 - at(0.0).0;
+    for (k, name) in names.iter().enumerate() {
+        let (x, y) = at(k as f64 + 0.5);
+        for (line, words) in wrap(name, f64::from(group - 8)).iter().enumerate() {
+            root.draw(&Text::new(
+                words.clone(),
+                (x, y + 6 + 16 * line as i32),
+                style.clone(),
+            ))
+            .map_err(draw_error)?;
+        }
+    }
+    Ok(())
+}
+
 fn draw_legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     names: &[(String, RGBColor)],

@@ -808,14 +808,22 @@ fn second_line(rounds: usize, measured: &crate::measured::MeasuredCode, lang: La
     }
 }
 
-pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String {
-    let language = language_name(&table.language);
+/// What every chart title of a table names: its language, "B = …, N = …", and its second line.
+fn title_parts(t: &Table, lang: Lang) -> (&'static str, String, String) {
     let sizes = format!(
         "B = {}, N = {}",
-        whole(table.background, lang),
-        whole(table.operations, lang),
+        whole(t.background, lang),
+        whole(t.operations, lang),
     );
-    let older = second_line(table.rounds, &table.measured, lang);
+    (
+        language_name(&t.language),
+        sizes,
+        second_line(t.rounds, &t.measured, lang),
+    )
+}
+
+pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String {
+    let (language, sizes, older) = title_parts(table, lang);
     match (kind, lang) {
         (Kind::Time, Lang::En) => format!("{language}, {suite}: time per iteration ({sizes}){older}"),
         (Kind::Time, Lang::Ru) => format!("{language}, {suite}: время итерации ({sizes}){older}"),
@@ -842,13 +850,7 @@ pub fn split_chart_name(t: &Table, backend: &str, lang: Lang) -> String {
 }
 
 pub fn split_chart_title(t: &Table, suite: &str, backend: &str, lang: Lang) -> String {
-    let language = language_name(&t.language);
-    let sizes = format!(
-        "B = {}, N = {}",
-        whole(t.background, lang),
-        whole(t.operations, lang),
-    );
-    let older = second_line(t.rounds, &t.measured, lang);
+    let (language, sizes, older) = title_parts(t, lang);
     match lang {
         Lang::En => format!("{language}, {suite}, {backend}: where the time goes ({sizes}){older}"),
         Lang::Ru => format!("{language}, {suite}, {backend}: на что уходит время ({sizes}){older}"),
