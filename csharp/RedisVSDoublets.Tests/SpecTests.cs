@@ -66,6 +66,14 @@ public class SpecTests
     }
 
     [Fact]
+    public void AServerReachedThroughAUnixSocketIsRefusedBeforeAnyServerStarts()
+    {
+        var spec = Stores.Spec();
+        var e = Assert.Throws<SpecException>(() => RedisServer.FromEnvironment(spec, RedisFixture.Root, v => v == spec.File.ServerEnv ? "redis,redis-unix" : null));
+        Assert.Contains("BENCHMARK_SERVERS=redis,redis-unix: redis-unix is reached through a Unix socket", e.Message);
+    }
+
+    [Fact]
     public void TheClientVariablePicksClientsAsTheRustSideReadsIt()
     {
         // The same choices and refusals as rust/tests/spec.rs servers_are_picked_by_id_and_their_backends_named_after_them.
@@ -124,8 +132,8 @@ public class SpecTests
         Assert.Contains("exactly one client must be the default", Error("    suffix: FreeRedis\n", ""));
         Assert.Contains("the client suffix \"CS-Redis\" must be letters and digits", Error("    suffix: CSRedisCore\n", "    suffix: CS-Redis\n"));
         Assert.Contains("the suite leaves the family doublets out, but lists its backend Doublets_Split_Volatile", Error(
-            "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
-            "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction"));
+            "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, RedisUnix_NonTransaction",
+            "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, RedisUnix_NonTransaction"));
     }
 
     [Fact]

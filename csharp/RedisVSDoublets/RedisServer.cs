@@ -274,6 +274,10 @@ public sealed class RedisServer : IDisposable
     {
         if (get("REDIS_URL") is { } url && !string.IsNullOrWhiteSpace(url)) return [At(url, spec.File.Servers)];
         var kinds = spec.ServersFrom(get(spec.File.ServerEnv));
+        // Of the C# clients only StackExchange.Redis could reach a Unix socket: the cells of such a
+        // server through the other two could not be measured, so the harness runs none of them.
+        if (kinds.FirstOrDefault(k => k.Start.Any(a => a.Contains("{socket}", StringComparison.Ordinal))) is { } unix)
+            throw new SpecException($"{spec.File.ServerEnv}={get(spec.File.ServerEnv)}: {unix.Id} is reached through a Unix socket, which the C# harness does not do (FreeRedis 1.5.5 and CSRedisCore 3.8.807 have no Unix socket endpoint); the Rust bench measures it");
         var servers = new List<RedisServer>();
         try
         {

@@ -12,6 +12,7 @@
 
 use std::{
     os::unix::process::CommandExt,
+    path::PathBuf,
     process::{Child, Command, Stdio},
     sync::{Arc, LazyLock, Mutex},
     thread,
@@ -160,6 +161,8 @@ pub fn ends_with_this_process(command: &mut Command) {
 pub struct DisposableServer {
     child: Child,
     pub url: String,
+    /// The private folder of its Unix socket, where its start takes one: removed when it stops.
+    folder: Option<PathBuf>,
 }
 
 /// A free loopback port that no other server of this process was given. A port is free when
@@ -212,10 +215,27 @@ impl DisposableServer {
     }
 
     fn start_on(kind: &ServerKind, port: u16) -> anyhow::Result<Self> {
+        // A server reached through a Unix socket gets it in a folder only this user can enter,
+        // named for its port, which no other server of this process has.
+        let folder = kind.start.iter().any(|a| a.contains("{socket}")).then(|| {
+            std::env::temp_dir().join(format!("redis-vs-doublets-{}-{port}", std::process::id()))
+        });
+        let socket = folder.as_ref().map(|f| f.join("server.sock"));
+        if let Some(folder) = &folder {
+            std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+                .create(folder)
+                .with_context(|| {
+                    format!("creating {} for {}'s socket", folder.display(), kind.name)
+                })?;
+        }
         let args: Vec<String> = kind
             .start
             .iter()
             .map(|a| a.replace("{port}", &port.to_string()))
+            .map(|a| match &socket {
+                Some(socket) => a.replace("{socket}", &socket.display().to_string()),
+                None => a,
+            })
             .collect();
         let mut command = Command::new(&args[0]);
         command
@@ -229,11 +249,18 @@ impl DisposableServer {
             .stderr(Stdio::piped());
         ends_with_this_process(&mut command);
         let child = command.spawn().map_err(|e| {
+            if let Some(folder) = &folder {
+                std::fs::remove_dir_all(folder).ok();
+            }
             anyhow::anyhow!("cannot start {} ({e}): install {}", kind.name, kind.install)
         })?;
         let mut server = Self {
             child,
-            url: format!("redis://127.0.0.1:{port}/0"),
+            url: match &socket {
+                Some(socket) => format!("redis+unix://{}?db=0", socket.display()),
+                None => format!("redis://127.0.0.1:{port}/0"),
+            },
+            folder,
         };
         let started = Instant::now();
         loop {
@@ -282,6 +309,9 @@ impl Drop for DisposableServer {
         if self.child.wait().is_err() {
             self.child.kill().ok();
         }
+        if let Some(folder) = &self.folder {
+            std::fs::remove_dir_all(folder).ok();
+        }
     }
 }
 
@@ -328,8 +358,10 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Every server this process uses now: a disposable one's pid, or what removes the run's writes.
-static ACTIVE: Mutex<Vec<(usize, Option<u32>, Cleanup)>> = Mutex::new(Vec::new());
+/// Every server this process uses now: a disposable one's pid and socket folder, or what removes
+/// the run's writes.
+type Active = (usize, Option<(u32, Option<PathBuf>)>, Cleanup);
+static ACTIVE: Mutex<Vec<Active>> = Mutex::new(Vec::new());
 
 /// Makes Ctrl-C (and SIGTERM) end the run cleanly: every disposable server is stopped (it also
 /// would be through PDEATHSIG, but only once this process is gone), and what the run wrote to a
@@ -339,7 +371,12 @@ pub fn stop_on_interrupt() -> anyhow::Result<()> {
         let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (_, disposable, cleanup) in active {
             match disposable {
-                Some(pid) => stop(pid),
+                Some((pid, folder)) => {
+                    stop(pid);
+                    if let Some(folder) = folder {
+                        std::fs::remove_dir_all(folder).ok();
+                    }
+                }
                 None => {
                     if let Err(e) = cleanup.interrupt() {
                         eprintln!("interrupted: could not remove the benchmark's keys: {e:#}");
@@ -511,7 +548,7 @@ impl Server {
         let token = Arc::as_ptr(&cleanup.written) as usize;
         ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).push((
             token,
-            disposable.as_ref().map(DisposableServer::pid),
+            disposable.as_ref().map(|d| (d.pid(), d.folder.clone())),
             cleanup.clone(),
         ));
         Ok(Self {

@@ -184,3 +184,27 @@ fn redis_is_identified_by_its_version_field() {
         theirs.describe()
     );
 }
+
+#[test]
+fn redis_over_a_unix_socket_passes_every_check_in_a_folder_only_this_user_enters() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start(&common::kind("redis-unix")).unwrap();
+    let socket = server
+        .url
+        .strip_prefix("redis+unix://")
+        .and_then(|rest| rest.split_once('?'))
+        .map(|(path, _)| std::path::PathBuf::from(path))
+        .unwrap_or_else(|| panic!("not a socket: {}", server.url));
+    let folder = socket.parent().unwrap().to_path_buf();
+    let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
+    assert!(
+        server.digest(),
+        "a disposable server checks itself by its digest"
+    );
+    every_check_passes(&server);
+    // The backends are named after the server, and its folder goes with it.
+    assert_eq!(server.backend(Mode::Pipeline), "RedisUnix_Pipeline");
+    drop(server);
+    assert!(!folder.exists(), "{} was left behind", folder.display());
+}

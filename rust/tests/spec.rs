@@ -54,7 +54,7 @@ fn the_real_spec_loads_with_every_operation() {
             "Each Incoming"
         ]
     );
-    assert_eq!(links.backends.len(), 8);
+    assert_eq!(links.backends.len(), 11);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
 }
 
@@ -195,8 +195,9 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     assert_eq!(ids(Some("redis,garnet")).unwrap(), ["redis", "garnet"]);
     let unknown = ids(Some("redis,keydb")).unwrap_err();
     assert!(
-        unknown
-            .contains("BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, garnet"),
+        unknown.contains(
+            "BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, redis-unix, garnet"
+        ),
         "{unknown}"
     );
     assert!(ids(Some("garnet,garnet"))
@@ -472,8 +473,8 @@ fn clients_and_left_out_families_are_checked_with_their_line() {
         "{e}"
     );
     let e = real_error(
-        "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
-        "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, Garnet_NonTransaction",
+        "    backends: [Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, RedisUnix_NonTransaction",
+        "    backends: [Doublets_Split_Volatile, Redis_NonTransaction, Redis_Transaction, Redis_Pipeline, RedisUnix_NonTransaction",
     );
     assert!(e.contains("the suite leaves the family doublets out, but lists its backend Doublets_Split_Volatile"), "{e}");
     let spec = redis_vs_doublets::load_spec().unwrap();
@@ -580,13 +581,22 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         beyond("Redis_Pipeline", Some("FreeRedis"), &sizes)
             > 10.0 * beyond("Redis_Pipeline", None, &sizes)
     );
-    assert_eq!(beyond("Redis_Pipeline", None, &[1000, 100]), 0.0);
+    // At B = 1,000 sampling outlasts them, and what lies beyond it is the split's iterations
+    // alone: each as long as reporting every link takes.
+    let split = spec.split.as_ref().unwrap();
+    let iteration = links.overhead_us.found["redis"] * 1000.0 / 1e6;
+    assert!(
+        (beyond("Redis_Pipeline", None, &[1000, 100]) - f64::from(split.iterations) * iteration)
+            .abs()
+            < 1e-9
+    );
+    assert_eq!(beyond("Garnet_Pipeline", None, &[1000, 100]), 0.0);
     // The costs scale with the background.
     let small = spec.schedule(&redis, &["redis"], None, &[1000, 100]);
     assert!((on_redis.loads / small.loads - 1000.0).abs() < 1e-6);
     // A suite's overheads name each of its stores.
     let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
-    let error = parse(&real.replacen("redis: 28, garnet: 19", "redis: 28", 1))
+    let error = parse(&real.replacen("redis-unix: 28, garnet: 19", "redis-unix: 28", 1))
         .map(drop)
         .unwrap_err();
     assert!(
@@ -594,14 +604,14 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         "{error}"
     );
     let error = parse(&real.replacen(
-        "redis: 28, garnet: 19",
-        "redis: 28, garnet: 19, keydb: 1",
+        "redis-unix: 28, garnet: 19",
+        "redis-unix: 28, garnet: 19, keydb: 1",
         1,
     ))
     .map(drop)
     .unwrap_err();
     assert!(
-        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, redis, garnet)"),
+        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, redis, redis-unix, garnet)"),
         "{error}"
     );
 }
