@@ -11,7 +11,9 @@ public sealed class ValidationException(string message) : Exception(message);
 /// and once on the store, checked, and the background is checked again after that iteration's undo
 /// (around what it touched) and after measuring (whole: by the store's count of changes where the
 /// operation only reads and the store keeps one, else by its digest where it has one, else read
-/// back). <see cref="Checks.Cell"/> is that sequence, shared by the bench and the tests.
+/// back); between the measured iterations and that check, a server that reports where its time
+/// goes gets a few more iterations that <see cref="Checks.Split"/> it. <see cref="Checks.Cell"/>
+/// is that sequence, shared by the bench and the tests.
 /// </summary>
 public sealed class Prepared<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>

@@ -3,7 +3,9 @@
 //! checked, and the background is checked again after that iteration's undo (around what it
 //! touched) and after the last measured iteration (whole: by the store's count of changes where
 //! the operation only reads and the store keeps one, else by its digest where it has one, else
-//! read back). [`cell`] is that sequence, the one place the bench and the tests share; the
+//! read back); between the measured iterations and that check, a server that reports where its
+//! time goes gets a few more iterations that [`split()`] it. [`cell`] is that sequence, the one
+//! place the bench and the tests share; the
 //! Criterion wiring lives in `benches/bench.rs`. Everything here returns errors, so tests can
 //! show that a lossy store fails the run.
 
