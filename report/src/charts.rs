@@ -264,7 +264,7 @@ type SplitPart = (
     &'static str,
     &'static str,
     RGBColor,
-    fn(&crate::tables::SplitCell) -> f64,
+    fn(&redis_vs_doublets::split::Split) -> f64,
 );
 
 /// Where one server backend's time goes in a table ([`crate::tables::SplitCell`]): a bar per
@@ -272,7 +272,7 @@ type SplitPart = (
 /// and MULTI/EXEC's own time, and the rest (round trip, protocol, client). Shares, not times: the
 /// rest can be a thousand times the execution, which a linear axis of times would hide.
 pub fn split(
-    cells: &[&crate::tables::SplitCell],
+    cells: &[&redis_vs_doublets::split::Split],
     names: &[String],
     title: &str,
     lang: Lang,

@@ -159,7 +159,7 @@ fn split_finding(spec: &Spec, tables: &[Table], pages: &str, lang: Lang) -> Stri
                     continue;
                 };
                 let mode = cell.backend[server.name.len()..].trim_start_matches('_');
-                let share = cell.execution_ns() / cell.wall_ns;
+                let share = cell.split.execution_ns() / cell.split.wall_ns;
                 match modes.iter_mut().find(|(m, _)| m == mode) {
                     Some((_, shares)) => shares.push(share),
                     None => modes.push((mode.to_string(), vec![share])),

@@ -149,6 +149,14 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     }
 
     let mut outputs: Vec<(PathBuf, String)> = Vec::new();
+    // An operation's name, or its id where the suite has no such operation.
+    let op_name = |suite: &redis_vs_doublets::spec::Suite, id: &str| {
+        suite
+            .operations
+            .iter()
+            .find(|o| o.id == id)
+            .map_or(id.to_string(), |o| o.name.clone())
+    };
     let names = |table: &tables::Table| -> Vec<String> {
         let suite = spec
             .suite(&table.suite)
@@ -156,13 +164,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         table
             .rows
             .iter()
-            .map(|r| {
-                suite
-                    .operations
-                    .iter()
-                    .find(|o| o.id == r.operation)
-                    .map_or(r.operation.clone(), |o| o.name.clone())
-            })
+            .map(|r| op_name(suite, &r.operation))
             .collect()
     };
     // Every chart in both languages: the Russian README links the Russian ones.
@@ -202,16 +204,9 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                     .iter()
                     .filter(|s| s.backend == backend)
                     .collect();
-                let names: Vec<String> = cells
-                    .iter()
-                    .map(|c| {
-                        suite
-                            .operations
-                            .iter()
-                            .find(|o| o.id == c.operation)
-                            .map_or(c.operation.clone(), |o| o.name.clone())
-                    })
-                    .collect();
+                let names: Vec<String> =
+                    cells.iter().map(|c| op_name(suite, &c.operation)).collect();
+                let cells: Vec<_> = cells.iter().map(|c| &c.split).collect();
                 outputs.push((
                     args.charts
                         .join(view::split_chart_name(table, backend, lang)),

@@ -9,6 +9,7 @@ use anyhow::{bail, Result};
 use redis_vs_doublets::{
     results::ResultFile,
     spec::{Spec, Suite},
+    split::Split,
 };
 use serde::Serialize;
 
@@ -170,50 +171,28 @@ pub struct SplitCell {
     pub backend: String,
     /// How many rounds split it.
     pub rounds: usize,
-    /// The end-to-end time of the iterations that split it.
-    pub wall_ns: f64,
-    /// The server's time in the data commands, wherever they ran.
-    pub native_ns: f64,
-    /// What the scripts (the links library's Lua) took beyond the commands they ran.
-    pub script_ns: f64,
-    /// What MULTI and EXEC took beyond the commands EXEC ran.
-    pub transaction_ns: f64,
-    /// The server's CPU time (user and system).
-    pub server_cpu_ns: f64,
-    /// The bench process's CPU time (every thread).
-    pub client_cpu_ns: f64,
+    #[serde(flatten)]
+    pub split: Split,
 }
 
 impl SplitCell {
-    /// The server's time executing: the commands, the scripts' own and MULTI/EXEC's own.
-    pub fn execution_ns(&self) -> f64 {
-        self.native_ns + self.script_ns + self.transaction_ns
-    }
-
-    /// The rest of the end-to-end time: the round trip, the protocol and the client.
-    pub fn rest_ns(&self) -> f64 {
-        (self.wall_ns - self.execution_ns()).max(0.0)
-    }
-
     /// One cell from its rounds' splits.
-    fn of_rounds(
-        operation: &str,
-        backend: &str,
-        rounds: &[&redis_vs_doublets::split::Split],
-    ) -> Self {
-        let median = |figure: fn(&redis_vs_doublets::split::Split) -> f64| {
-            crate::stats::median(rounds.iter().map(|s| figure(s)))
-        };
+    fn of_rounds(operation: &str, backend: &str, rounds: &[&Split]) -> Self {
+        let median =
+            |figure: fn(&Split) -> f64| crate::stats::median(rounds.iter().map(|s| figure(s)));
         Self {
             operation: operation.to_string(),
             backend: backend.to_string(),
             rounds: rounds.len(),
-            wall_ns: median(|s| s.wall_ns),
-            native_ns: median(|s| s.native_ns),
-            script_ns: median(|s| s.script_ns),
-            transaction_ns: median(|s| s.transaction_ns),
-            server_cpu_ns: median(|s| s.server_cpu_ns),
-            client_cpu_ns: median(|s| s.client_cpu_ns),
+            split: Split {
+                iterations: median(|s| f64::from(s.iterations)).round() as u32,
+                wall_ns: median(|s| s.wall_ns),
+                native_ns: median(|s| s.native_ns),
+                script_ns: median(|s| s.script_ns),
+                transaction_ns: median(|s| s.transaction_ns),
+                server_cpu_ns: median(|s| s.server_cpu_ns),
+                client_cpu_ns: median(|s| s.client_cpu_ns),
+            },
         }
     }
 }
@@ -513,7 +492,7 @@ pub fn build(
 /// The suite's split cells of a table's inputs, in the suite's order of operations, then the
 /// order the inputs give them.
 fn splits(group: &[&ResultFile], suite: &Suite) -> Vec<SplitCell> {
-    let mut cells: Vec<((usize, &str), Vec<&redis_vs_doublets::split::Split>)> = Vec::new();
+    let mut cells: Vec<((usize, &str), Vec<&Split>)> = Vec::new();
     for line in group.iter().flat_map(|f| &f.splits) {
         let Some(k) = suite.operations.iter().position(|o| o.id == line.operation) else {
             continue;

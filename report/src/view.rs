@@ -1508,16 +1508,21 @@ fn splits(spec: &Spec, t: &Table, op_name: &dyn Fn(&str) -> String, lang: Lang) 
             SplitView {
                 operation: op_name(&s.operation),
                 backend: s.backend.clone(),
-                wall: us(s.wall_ns),
-                executing: us(s.execution_ns()),
-                scripts: us(s.script_ns),
-                transaction: us(s.transaction_ns),
-                rest: us(s.rest_ns()),
-                server_cpu: us(s.server_cpu_ns),
-                client_cpu: us(s.client_cpu_ns),
+                wall: us(s.split.wall_ns),
+                executing: us(s.split.execution_ns()),
+                scripts: us(s.split.script_ns),
+                transaction: us(s.split.transaction_ns),
+                rest: us(s.split.rest_ns()),
+                server_cpu: us(s.split.server_cpu_ns),
+                client_cpu: us(s.split.client_cpu_ns),
                 versus_doublets: doublets
                     .filter(|d| *d > 0.0)
-                    .map(|d| format!("{}×", crate::findings::times(s.execution_ns() / d, lang)))
+                    .map(|d| {
+                        format!(
+                            "{}×",
+                            crate::findings::times(s.split.execution_ns() / d, lang)
+                        )
+                    })
                     .unwrap_or_else(|| "—".into()),
             }
         })

@@ -140,16 +140,22 @@ pub struct Usage {
 }
 
 /// A cell's accounted iterations, each figure the mean of one iteration, in nanoseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Split {
+    /// How many iterations were accounted.
     pub iterations: u32,
     /// The work's end-to-end time, timed as the measured iterations are.
     pub wall_ns: f64,
+    /// The server's time in the data commands, wherever they ran.
     pub native_ns: f64,
+    /// What the scripts (the links library's Lua) took beyond the commands they ran.
     pub script_ns: f64,
+    /// What MULTI and EXEC took beyond the commands EXEC ran.
     pub transaction_ns: f64,
+    /// The server's CPU time (user and system).
     pub server_cpu_ns: f64,
-    /// The bench process's CPU time during the work (the client's side).
+    /// The bench process's CPU time during the work (the client's side, every thread).
     pub client_cpu_ns: f64,
 }
 
@@ -188,6 +194,11 @@ impl Split {
     /// The server's own execution: native commands, scripts and MULTI/EXEC.
     pub fn execution_ns(&self) -> f64 {
         self.native_ns + self.script_ns + self.transaction_ns
+    }
+
+    /// The rest of the end-to-end time: the round trip, the protocol and the client.
+    pub fn rest_ns(&self) -> f64 {
+        (self.wall_ns - self.execution_ns()).max(0.0)
     }
 
     /// One iteration from the texts of its two readings ([`Reading::parse`], [`Reading::since`]).
