@@ -490,15 +490,18 @@ pub unsafe extern "C" fn split_add(
         return Status::BadArgument;
     }
     guard(|| {
-        // SAFETY: as the caller passes them.
-        let result = unsafe { text(before, before_len) }
-            .and_then(|b| Ok((b, unsafe { text(after, after_len) }?)))
-            .and_then(|readings| {
-                // SAFETY: the caller passes a split from split_new.
-                let split = unsafe { &mut *split };
-                split.add_readings(readings, requests, wall_ns, client_cpu_ns)?;
-                Ok(String::new())
-            });
+        let add = || -> anyhow::Result<String> {
+            // SAFETY: the caller passes the texts' lengths of bytes, and a split from split_new.
+            let (readings, split) = unsafe {
+                (
+                    (text(before, before_len)?, text(after, after_len)?),
+                    &mut *split,
+                )
+            };
+            split.add_readings(readings, requests, wall_ns, client_cpu_ns)?;
+            Ok(String::new())
+        };
+        let result = add();
         // SAFETY: as the caller passes them.
         unsafe { answer(result, out, capacity, written) }
     })
