@@ -12,8 +12,10 @@
 //! - transaction: MULTI's and EXEC's time less what EXEC ran.
 //!
 //! An iteration's requests are all script calls or none (an operation either changes links, through
-//! the library, or reads them natively), which is what lets the nesting be undone; an iteration
-//! that mixes them is refused rather than split wrongly.
+//! the library, or reads them natively), which is what lets the nesting be undone. And every
+//! request is one command, so the server must have counted exactly the iteration's requests (as
+//! script calls or as data commands): an iteration it counted otherwise is refused rather than
+//! split wrongly, which makes the split a cross-check of what the bench says it sent.
 
 use std::{collections::BTreeMap, fmt};
 
@@ -31,8 +33,10 @@ const SCRIPTS: [&str; 6] = [
     "eval_ro",
 ];
 const TRANSACTION: [&str; 2] = ["multi", "exec"];
-/// The readings' own command, which the next reading counts.
-const READING: &str = "info";
+/// Commands about the connection, not the data: the readings' own INFO (which the next reading
+/// counts), and what a client sends on its own when it connects or checks a connection (a pooled
+/// client may open one during an iteration). They are neither the work nor its execution.
+const CONNECTION: [&str; 6] = ["info", "ping", "echo", "select", "hello", "auth"];
 
 /// What a server reports at one moment: per command, its calls and microseconds so far, and its
 /// CPU time (user and system) so far.
@@ -86,7 +90,8 @@ impl Reading {
             server_cpu_us: self.cpu_us - before.cpu_us,
             ..Usage::default()
         };
-        let (mut scripts, mut exec, mut script_calls) = (0, 0, 0);
+        let (mut scripts, mut exec, mut script_calls, mut native_calls) = (0, 0, 0, 0);
+        let mut counted = Vec::new();
         for (command, &(calls, usec)) in &self.commands {
             let (calls_before, usec_before) =
                 before.commands.get(command).copied().unwrap_or((0, 0));
@@ -94,20 +99,37 @@ impl Reading {
                 calls.saturating_sub(calls_before),
                 usec.saturating_sub(usec_before),
             );
+            if calls > 0 {
+                counted.push(format!("{command} {calls}"));
+            }
             match command.as_str() {
-                READING => {}
+                c if CONNECTION.contains(&c) || c.starts_with("client|") => {}
                 c if SCRIPTS.contains(&c) => {
                     scripts += usec;
                     script_calls += calls;
                 }
                 c if TRANSACTION.contains(&c) => exec += usec,
-                _ => usage.native_us += usec as f64,
+                _ => {
+                    usage.native_us += usec as f64;
+                    native_calls += calls;
+                }
             }
         }
-        if script_calls > 0 && script_calls as usize != requests {
+        // The cross-check nothing in the bench can fake: every request is one command, so the
+        // server counted exactly the iteration's requests, as script calls where the work calls
+        // the library and as data commands where it does not. Anything else (a request that sent
+        // more, a script beside native commands, another client on the server) would make the
+        // split wrong, so it is refused.
+        let (calls, what) = match script_calls {
+            0 => (native_calls, "data commands"),
+            _ => (script_calls, "script calls"),
+        };
+        if calls != requests as u64 {
             bail!(
-                "{script_calls} of the iteration's {requests} requests called a script: its native \
-                 commands cannot be told from the scripts' own, so its time is not split"
+                "the server counted {calls} {what} for the iteration's {requests} requests of \
+                 one command each ({}): its time cannot be split (another client on the server, \
+                 or a request that sent more than its command)",
+                counted.join(", ")
             );
         }
         let inside_exec = if script_calls > 0 {
@@ -352,11 +374,32 @@ mod tests {
         );
         // A script beside native commands cannot be undone.
         let after = reading(&[("set", 30, 50), ("fcall", 1, 100)], 101.0);
-        assert!(after
-            .since(&before, 2)
-            .unwrap_err()
-            .to_string()
-            .contains("1 of the iteration's 2"));
+        let error = after.since(&before, 2).unwrap_err().to_string();
+        assert!(
+            error.contains("counted 1 script calls for the iteration's 2 requests")
+                && error.contains("(fcall 1, set 20)"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_server_counts_exactly_the_requests_sent() {
+        let before = reading(&[("get", 10, 10)], 0.0);
+        // A client's own PING and CLIENT SETINFO are not the work; a GET from elsewhere is.
+        let sent = reading(
+            &[("get", 13, 13), ("ping", 1, 1), ("client|setinfo", 2, 2)],
+            1.0,
+        );
+        assert_eq!(sent.since(&before, 3).unwrap().native_us, 3.0);
+        for requests in [2, 4] {
+            let error = sent.since(&before, requests).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!(
+                    "counted 3 data commands for the iteration's {requests} requests"
+                )),
+                "{error}"
+            );
+        }
     }
 
     #[test]
