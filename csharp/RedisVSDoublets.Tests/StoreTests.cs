@@ -224,6 +224,25 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         db.Execute("FUNCTION", "FLUSH");
     }
 
+    /// <summary>
+    /// A server a person runs may deny its user the readings that split a cell's time (here an ACL
+    /// that allows INFO server and persistence alone): every cell passes its checks unsplit, and
+    /// the server's words say why. As in Rust.
+    /// </summary>
+    [Fact]
+    public void AServerThatRefusesTheReadingsRunsEveryCellUnsplitAndSaysWhy()
+    {
+        using var disposable = RedisServer.Start(Stores.Kind("redis"), RedisFixture.Root);
+        disposable.Connection.GetDatabase().Execute("ACL", "SETUSER", "default", "-info", "+info|server", "+info|persistence");
+        using var foreign = RedisServer.At(disposable.Url, Stores.Spec().File.Servers);
+        Assert.StartsWith("NOPERM", foreign.SplitRefused);
+        Assert.Contains("'info'", foreign.SplitRefused);
+        Assert.False(foreign.Splits);
+        var store = new RedisStore<LinkRequest, Link, LinksCodec>(new StackExchangeClient(foreign.Claim(LinksCodec.Keys, allowFlush: false)), foreign);
+        Assert.Null(store.Reading());
+        EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), Stores.Spec().Suites[0], "redis");
+    }
+
     [Fact]
     public void ALibraryAlreadyLoadedIsUsedAndLeftInPlace()
     {

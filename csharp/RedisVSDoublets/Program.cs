@@ -162,6 +162,8 @@ public sealed class Bench(Options options)
             {
                 server.Preflight(allowFlush);
                 Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
+                if (server.SplitRefused is { } words)
+                    Console.Error.WriteLine($"{server.Describe()}: where its time goes is not reported, since it refused INFO cpu commandstats: {words}");
             }
         }
         catch
@@ -431,6 +433,8 @@ public sealed class Bench(Options options)
             provenance.Add(("servers", string.Join(",", servers.Select(s => s.Kind.Id))));
             provenance.Add(("clients", string.Join(",", clients.Select(c => c.Id))));
             provenance.Add(("redis", string.Join("; ", servers.Select(s => $"{s.Describe()} ({s.DescribeScripting()})"))));
+            if (servers.Where(s => s.SplitRefused is not null).Select(s => $"{s.Kind.Name}: {s.SplitRefused}").ToList() is { Count: > 0 } unsplit)
+                provenance.Add(("unsplit", string.Join("; ", unsplit)));
         }
         provenance.AddRange(Provenance.Common(root));
         return provenance;

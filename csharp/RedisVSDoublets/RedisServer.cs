@@ -109,6 +109,7 @@ public sealed class RedisServer : IDisposable
             (Kind, Version) = Identify(db, kinds);
             what = $" ({Describe()})";
             Scripting = DetectScripting(db);
+            SplitRefused = Kind.SplitMissing is null ? SplitRefusal(db) : null;
         }
         catch (Exception e) when (e is InvalidOperationException or RedisException)
         {
@@ -134,6 +135,23 @@ public sealed class RedisServer : IDisposable
             var password = uri.UserInfo.Length > 0 ? Uri.UnescapeDataString(uri.UserInfo.Split(':').Last()) : null;
             return new(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port, path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture), password);
         }
+    }
+
+    /// <summary>
+    /// The server's words where it refused the readings that split a cell's time (a server the
+    /// run did not start may deny INFO to the user it is given, by an ACL), or what its reply
+    /// lacks: its cells are then not split, and the run goes on.
+    /// </summary>
+    public string? SplitRefused { get; }
+
+    /// <summary>Whether its cells are split: its spec gives no reason they cannot be, and it did not refuse the readings.</summary>
+    public bool Splits => Kind.SplitMissing is null && SplitRefused is null;
+
+    /// <summary>Asks for a reading (<c>INFO cpu commandstats</c>, which changes nothing on the server): null where it gives one.</summary>
+    static string? SplitRefusal(IDatabase db)
+    {
+        try { return Split.Unusable((string?)db.Execute("INFO", "cpu", "commandstats") ?? ""); }
+        catch (RedisServerException e) { return e.Message; }
     }
 
     /// <summary>"Redis 7.0.15", as the provenance and messages name it.</summary>

@@ -56,7 +56,7 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Re
 
     public string? Digest() => server.HasDigest ? System.Text.Encoding.ASCII.GetString(checks.Call(new("DEBUG", ["DIGEST"])).Bytes()) : null;
 
-    public string? Reading() => server.Kind.SplitMissing is null
+    public string? Reading() => server.Splits
         ? System.Text.Encoding.ASCII.GetString(checks.Call(new("INFO", ["cpu", "commandstats"])).Bytes())
         : null;
 

@@ -14,6 +14,7 @@ public sealed unsafe partial class Split : IDisposable
     [LibraryImport(Native.Library, EntryPoint = "split_add")]
     private static partial Native.Status NativeAdd(nint split, byte* before, nuint beforeLength, byte* after, nuint afterLength, nuint requests, double wallNs, double clientCpuNs, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Native.Library, EntryPoint = "split_line")] private static partial Native.Status NativeLine(nint split, byte* cell, nuint cellLength, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Native.Library, EntryPoint = "split_reading")] private static partial Native.Status NativeReading(byte* info, nuint infoLength, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Native.Library, EntryPoint = "split_free")] private static partial void NativeFree(nint split);
     [LibraryImport(Native.Library, EntryPoint = "process_cpu_ns")] private static partial double NativeProcessCpuNs();
 
@@ -37,6 +38,18 @@ public sealed unsafe partial class Split : IDisposable
             status = NativeAdd(handle, pb, (nuint)b.Length, pa, (nuint)a.Length, (nuint)requests, wallNs, clientCpuNs, pi, Capacity, out written);
         Answer(status, into, written);
         Iterations++;
+    }
+
+    /// <summary>What a server's reply to <c>INFO cpu commandstats</c> lacks for a split, or null where it is a reading the Rust side can use.</summary>
+    public static string? Unusable(string info)
+    {
+        var (i, into) = (System.Text.Encoding.UTF8.GetBytes(info), new byte[Capacity]);
+        Native.Status status;
+        nuint written;
+        fixed (byte* pi = i)
+        fixed (byte* po = into)
+            status = NativeReading(pi, (nuint)i.Length, po, Capacity, out written);
+        return status == Native.Status.Ok ? null : System.Text.Encoding.UTF8.GetString(into, 0, (int)Math.Min(written, (nuint)into.Length));
     }
 
     /// <summary>The result file's split line of <paramref name="cell"/> (OPERATION/BACKEND): the mean iteration.</summary>

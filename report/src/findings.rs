@@ -188,7 +188,14 @@ fn split_finding(spec: &Spec, tables: &[Table], pages: &str, lang: Lang) -> Stri
         ));
     }
     let method = page_link("method", ["method", "методика"], pages, lang);
+    let refused = tables.iter().any(|t| t.provenance.contains_key("unsplit"));
     match (parts.is_empty(), lang) {
+        (true, Lang::En) if refused => format!(
+            "**Not split in these results: where a server's time goes** (its own execution, the round trip, the protocol and the client): the bench splits every Redis cell ({method}), but the server measured refused the readings it takes (INFO cpu commandstats), so every server figure here is end to end."
+        ),
+        (true, Lang::Ru) if refused => format!(
+            "**В этих результатах не разделено, на что уходит время сервера** (его собственное исполнение, обмен, протокол и клиент): бенчмарк разбивает каждую ячейку Redis ({method}), но измеренный сервер отказал в нужном для этого чтении (INFO cpu commandstats), поэтому каждое число сервера здесь — время от начала до конца."
+        ),
         (false, Lang::En) => format!(
             "**Where a server's time goes**: the server's own execution of the commands (its scripts and MULTI/EXEC included), as a share of the end-to-end time, the median over a table's server cells: {}; the rest is the round trip, the protocol and the client. Each cell's split, with the server's and the client's CPU, is on its suite's page ({method}).",
             parts.join(" · ")

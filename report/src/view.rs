@@ -1470,18 +1470,38 @@ fn unsplit(spec: &Spec, t: &Table, lang: Lang) -> Vec<String> {
                 spec.store_of(base) == server.id
             })
         })
-        .map(|server| match (&server.split_missing, lang) {
-            (Some(why), _) => format!("{}.", lang.text(why)),
-            (None, Lang::En) => format!(
+        .map(|server| match (&server.split_missing, refused(t, &server.name), lang) {
+            (Some(why), _, _) => format!("{}.", lang.text(why)),
+            (None, Some(words), Lang::En) => format!(
+                "The {} cells are not split: the server refused the readings (INFO cpu commandstats), answering “{words}”.",
+                server.name
+            ),
+            (None, Some(words), Lang::Ru) => format!(
+                "Ячейки {} не разбиты: сервер отказал в чтении INFO cpu commandstats, ответив «{words}».",
+                server.name
+            ),
+            (None, None, Lang::En) => format!(
                 "The {} cells are not split here: these results were measured before the bench split server cells.",
                 server.name
             ),
-            (None, Lang::Ru) => format!(
+            (None, None, Lang::Ru) => format!(
                 "Ячейки {} здесь не разбиты: эти результаты измерены раньше, чем бенчмарк стал разбивать ячейки серверов.",
                 server.name
             ),
         })
         .collect()
+}
+
+/// The words of server `name` where it refused the readings of a split, as the table's inputs
+/// recorded them (their `unsplit` line: "Redis: NOPERM …; Garnet: …", inputs that differ joined
+/// by " / ").
+fn refused<'t>(t: &'t Table, name: &str) -> Option<&'t str> {
+    let prefix = format!("{name}: ");
+    t.provenance
+        .get("unsplit")?
+        .split(" / ")
+        .flat_map(|v| v.split("; "))
+        .find_map(|r| r.strip_prefix(&prefix))
 }
 
 /// A table's split cells as its page prints them, each beside the row's faster Doublets store.

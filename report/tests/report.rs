@@ -1891,4 +1891,22 @@ fn where_a_servers_time_goes_is_published_per_cell_and_quoted_per_mode() {
     assert!(plain
         .read("docs/typical-rust.md")
         .contains("The Redis cells are not split here"));
+    // A server that refused the readings is quoted, in its own words.
+    let words = "NOPERM this user has no permissions to run the 'info' command";
+    let refused = Workspace::new(&[(
+        "rust-b1000.txt",
+        format!("# unsplit: Redis: {words}\n{}", fixture("rust-b1000.txt")),
+    )]);
+    run(&refused.args()).unwrap();
+    assert!(refused
+        .read("README.md")
+        .contains("but the server measured refused the readings it takes (INFO cpu commandstats)"));
+    let page = refused.read("docs/typical-rust.md");
+    assert!(
+        page.contains(&format!("The Redis cells are not split: the server refused the readings (INFO cpu commandstats), answering “{words}”.")),
+        "{page}"
+    );
+    assert!(refused
+        .read("docs/typical-rust.ru.md")
+        .contains(&format!("ответив «{words}»")));
 }

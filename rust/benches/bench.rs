@@ -79,6 +79,12 @@ fn run() -> anyhow::Result<()> {
                 server.shown(),
                 server.scripting.describe()
             );
+            if let Some(words) = &server.split_refused {
+                eprintln!(
+                    "{}: where its time goes is not reported, since it refused INFO cpu commandstats: {words}",
+                    server.describe()
+                );
+            }
         }
         servers
     } else {
@@ -160,6 +166,9 @@ fn run() -> anyhow::Result<()> {
         if !servers.is_empty() {
             lines.push(("servers", server_ids.join(",")));
             lines.push(("redis", provenance::servers(&servers)));
+            if let Some(unsplit) = provenance::unsplit(&servers) {
+                lines.push(("unsplit", unsplit));
+            }
         }
         lines.extend(provenance::common());
         for (key, value) in lines {

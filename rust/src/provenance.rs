@@ -240,6 +240,16 @@ pub fn servers(servers: &[crate::redis_server::Server]) -> String {
     described.join("; ")
 }
 
+/// The servers that refused the readings of a split ([`crate::redis_server::Server::split_refused`]),
+/// each with its words: "Redis: NOPERM …". `None` where none did.
+pub fn unsplit(servers: &[crate::redis_server::Server]) -> Option<String> {
+    let refused: Vec<String> = servers
+        .iter()
+        .filter_map(|s| Some(format!("{}: {}", s.kind.name, s.split_refused.as_ref()?)))
+        .collect();
+    (!refused.is_empty()).then(|| refused.join("; "))
+}
+
 /// The Rust side's own provenance.
 pub fn rust() -> Vec<(&'static str, String)> {
     vec![

@@ -446,6 +446,29 @@ impl Cleanup {
     }
 }
 
+/// The server's words if it refuses the readings that split a cell's time (`INFO cpu
+/// commandstats`, which changes nothing on it), or what its reply lacks; a failure to reach it is
+/// an error.
+fn split_refused(con: &mut Connection) -> anyhow::Result<Option<String>> {
+    match redis::cmd("INFO")
+        .arg(&crate::split::Reading::SECTIONS)
+        .query::<String>(con)
+    {
+        Ok(info) => Ok(crate::split::Reading::parse(&info)
+            .err()
+            .map(|e| format!("{e:#}"))),
+        Err(e) if e.is_io_error() || e.is_connection_dropped() => {
+            Err(e).context("INFO cpu commandstats")
+        }
+        // The server's own words ("NOPERM this user has no permissions…"), not the client's name
+        // for the error.
+        Err(e) => Ok(Some(match (e.code(), e.detail()) {
+            (Some(code), Some(detail)) => format!("{code} {detail}"),
+            _ => e.to_string(),
+        })),
+    }
+}
+
 /// Whether `key` matches a suite's pattern: a whole name, or a prefix followed by `*`.
 fn matches(pattern: &str, key: &[u8]) -> bool {
     match pattern.strip_suffix('*') {
@@ -489,6 +512,10 @@ pub struct Server {
     pub version: String,
     /// How it runs the links suite's library.
     pub scripting: Scripting,
+    /// The server's words where it refused the readings that split a cell's time ([`crate::split`]):
+    /// a server the run did not start may deny `INFO` to the user it is given (an ACL). Its cells
+    /// are then not split, and the run goes on.
+    pub split_refused: Option<String>,
     client: Client,
     cleanup: Cleanup,
 }
@@ -541,6 +568,10 @@ impl Server {
             identify(&mut con, kinds).with_context(|| format!("the server at {}", redact(&url)))?;
         let scripting = scripting(&mut con)
             .with_context(|| format!("the server at {} ({} {version})", redact(&url), kind.name))?;
+        let split_refused = match kind.split_missing {
+            Some(_) => None,
+            None => split_refused(&mut con)?,
+        };
         let cleanup = Cleanup {
             client: client.clone(),
             written: Arc::default(),
@@ -558,8 +589,15 @@ impl Server {
             kind: kind.clone(),
             version,
             scripting,
+            split_refused,
             client,
         })
+    }
+
+    /// Whether its cells are split: its spec gives no reason they cannot be, and it did not refuse
+    /// the readings.
+    pub fn splits(&self) -> bool {
+        self.kind.split_missing.is_none() && self.split_refused.is_none()
     }
 
     /// Whether its stores check themselves by DEBUG DIGEST: a disposable server whose spec says it
@@ -604,7 +642,7 @@ impl Server {
             window: self.kind.pipeline_window,
             digest: self.digest(),
             changes: self.kind.changes.clone(),
-            split: self.kind.split_missing.is_none(),
+            split: self.splits(),
         })
     }
 
@@ -626,7 +664,7 @@ impl Server {
             window: self.kind.pipeline_window,
             digest: self.digest(),
             changes: self.kind.changes.clone(),
-            split: self.kind.split_missing.is_none(),
+            split: self.splits(),
         })
     }
 

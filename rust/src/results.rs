@@ -29,9 +29,11 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 23] = [
+pub const OPTIONAL: [&str; 24] = [
     "families",
     "servers",
+    // The servers that refused the readings of a split, with their words.
+    "unsplit",
     "clients",
     "memory",
     "kernel",

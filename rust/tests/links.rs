@@ -507,3 +507,41 @@ fn a_disposable_server_stops_when_dropped() {
         .get_connection()
         .is_err());
 }
+
+/// A server a person runs may deny its user the readings that split a cell's time (here an ACL
+/// that allows INFO server and persistence alone): the run keeps going, every cell passes its
+/// checks unsplit, and the server's words say why. Nothing of the user's settings is changed.
+#[test]
+fn a_server_that_refuses_the_readings_runs_every_cell_unsplit_and_says_why() {
+    let disposable = common::server();
+    let mut con = disposable.connect().unwrap();
+    redis::cmd("ACL")
+        .arg(&[
+            "SETUSER", "bench", "on", ">secret", "~*", "&*", "+@all", "-info",
+        ])
+        .arg(&["+info|server", "+info|persistence"])
+        .exec(&mut con)
+        .unwrap();
+    let url = disposable
+        .url
+        .replacen("redis://", "redis://bench:secret@", 1);
+    let server = Server::at(url, &common::spec().servers).unwrap();
+    let words = server.split_refused.clone().expect("refused");
+    assert!(
+        words.contains("NOPERM") && words.contains("'info'"),
+        "{words}"
+    );
+    assert!(!server.splits());
+    server.preflight(false).unwrap();
+    let mut store = server
+        .store(LinkRequest::KEYS, false, Mode::Pipeline)
+        .unwrap();
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut store, &mut model, "links", &SIZES, 72, "redis");
+    assert_eq!(Store::<LinkRequest>::reading(&mut store).unwrap(), None);
+    common::every_operation(&mut store, &mut background, "links", &SIZES, "redis");
+    assert_eq!(
+        redis_vs_doublets::provenance::unsplit(std::slice::from_ref(&server)),
+        Some(format!("Redis: {words}"))
+    );
+}

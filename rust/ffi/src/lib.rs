@@ -507,6 +507,33 @@ pub unsafe extern "C" fn split_add(
     })
 }
 
+/// Whether `info`, a server's reply to `INFO cpu commandstats`, is a reading a split can use
+/// ([`redis_vs_doublets::split::Reading::parse`]): an empty text if it is, else what it lacks, as
+/// [`answer`] writes it with an error status.
+///
+/// # Safety
+/// `info` must point at `info_len` bytes; `out` at `capacity` writable bytes; `written` be valid.
+#[no_mangle]
+pub unsafe extern "C" fn split_reading(
+    info: *const u8,
+    info_len: usize,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes the text's length of bytes.
+        let result = unsafe { text(info, info_len) }
+            .and_then(redis_vs_doublets::split::Reading::parse)
+            .map(|_| String::new());
+        // SAFETY: as the caller passes them.
+        unsafe { answer(result, out, capacity, written) }
+    })
+}
+
 /// The result file's line of the split's mean iteration for `cell` (OPERATION/BACKEND), as
 /// [`answer`] writes it; an empty text where no iteration was added.
 ///
