@@ -26,7 +26,7 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
         var background = Stores.Load(new RedisStore<TRequest, TFound, TCodec>(checks, redis.Server), model, Suite(suite), Sizes, Sizes[0] + Sizes[1], "Redis");
         using var client = Clients.Open(clientId, redis.Server);
         var store = new RedisStore<TRequest, TFound, TCodec>(client, redis.Server, checks);
-        foreach (var mode in Modes.All.Where(m => def.Refuses(suite, m) is null))
+        foreach (var mode in Modes.All.Where(m => def.Refuses(suite, "redis", m) is null))
         {
             store.Mode = mode;
             Stores.EveryOperation(store, background, Suite(suite), Sizes, def.Backend(redis.Server.Backend(mode)));
@@ -89,7 +89,7 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
         var prepared = new Prepared<PayloadRequest, Stored>(Suite("payload").Operations.Single(o => o.Id == "payload_2kib"), Sizes);
         var key = Sizes[0] + 1;
         var expected = Values.Of(key, 2048)[19];
-        foreach (var mode in Modes.All.Where(m => def.Refuses("payload", m) is null))
+        foreach (var mode in Modes.All.Where(m => def.Refuses("payload", "redis", m) is null))
         {
             store.Mode = mode;
             var measured = false;
@@ -107,7 +107,7 @@ public class ClientTests(RedisFixture redis) : IClassFixture<RedisFixture>
     [Fact]
     public void FreeRedisTransactionsStillDamageValuesAsTheSpecSays()
     {
-        Assert.NotNull(Spec.File.Clients.Single(c => c.Id == "FreeRedis").Refuses("payload", Mode.Transaction));
+        Assert.NotNull(Spec.File.Clients.Single(c => c.Id == "FreeRedis").Refuses("payload", "redis", Mode.Transaction));
         var checks = new StackExchangeClient(redis.Claim());
         var background = Stores.Load(new RedisStore<PayloadRequest, Stored, PayloadCodec>(checks, redis.Server), new PayloadModel(), Suite("payload"), Sizes, 48, "Redis");
         using var client = Clients.Open("FreeRedis", redis.Server);

@@ -114,6 +114,38 @@ public class ServerTests
             Assert.False(TwentyMegabytesFinish(server, "FreeRedis"), "Garnet answered 20 MB written before any reply was read: the windows may not be needed");
     }
 
+    /// <summary>
+    /// Redis through a Unix socket, in a folder only this user enters, removed with the server:
+    /// every check passes through StackExchange.Redis, and the spec keeps the clients that reach
+    /// no Unix socket from it, with their reason. As rust/tests/servers.rs does for redis-rs.
+    /// </summary>
+    [Fact]
+    public void RedisOverAUnixSocketPassesEveryCheckThroughTheClientsThatReachOne()
+    {
+        string folder;
+        using (var server = RedisServer.Start(Stores.Kind("redis-unix"), RedisFixture.Root))
+        {
+            Assert.StartsWith("redis+unix:///", server.Url);
+            folder = Path.GetDirectoryName(new Uri(server.Url).AbsolutePath)!;
+            if (!OperatingSystem.IsWindows())
+                Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(folder));
+            EveryCheckPasses(server);
+            // A person's server is told by its transport too: the same Redis through its socket
+            // is RedisUnix, through its port Redis.
+            var port = (string)server.Connection.GetDatabase().Execute("CONFIG", "GET", "port")[1]!;
+            foreach (var (url, id) in new[] { (server.Url, "redis-unix"), ($"redis://127.0.0.1:{port}/0", "redis") })
+            {
+                using var theirs = RedisServer.At(url, Stores.Spec().File.Servers);
+                Assert.Equal(id, theirs.Kind.Id);
+            }
+        }
+        Assert.False(Directory.Exists(folder), folder);
+        var clients = Stores.Spec().File.Clients;
+        Assert.Equal(["StackExchange.Redis"], clients.Where(c => c.Refuses("links", "redis-unix", Mode.Pipeline) is null).Select(c => c.Id));
+        Assert.Contains("no Unix socket endpoint", clients.Single(c => c.Id == "FreeRedis").Refuses("typical", "redis-unix", Mode.NonTransaction)!.En);
+        Assert.All(clients, c => Assert.Null(c.Refuses("links", "redis", Mode.Pipeline)));
+    }
+
     [Fact]
     public void RedisIsIdentifiedByItsVersionField()
     {

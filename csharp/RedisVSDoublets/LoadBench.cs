@@ -33,7 +33,7 @@ public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyL
         foreach (var server in servers)
             foreach (var client in clients)
                 foreach (var depth in load.ClientDepths)
-                    if (client.Refuses(suite.Id, ModeOf(depth)) is null)
+                    if (client.Refuses(suite.Id, server.Kind.Id, ModeOf(depth)) is null)
                         yield return (client.Backend(server.Backend(ModeOf(depth))), client, depth);
     }
 

@@ -261,7 +261,7 @@ public sealed class Bench(Options options)
     IEnumerable<(string Name, string Backend, string? Client)> Cells(Suite suite) =>
         from backend in suite.Backends
         from client in spec.Backend(backend).Server is null ? [null] : clients.Cast<ClientDef?>()
-        where client?.Refuses(suite.Id, ModeOf(backend)) is null
+        where client?.Refuses(suite.Id, spec.Backend(backend).Server!, ModeOf(backend)) is null
         select (client?.Backend(backend) ?? backend, backend, client?.Id);
 
     /// <summary>A server backend's mode: the part of its name after the server's (Redis_Pipeline).</summary>
@@ -371,9 +371,9 @@ public sealed class Bench(Options options)
                          let name = client.Backend(backend)
                          where Selected(suite, name, backend)
                          select (client, mode, name, backend)).ToList();
-            foreach (var (client, mode, name, _) in cells.Where(c => c.client.Refuses(suite.Id, c.mode) is not null))
-                progress.Note($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, mode)!.En}");
-            cells.RemoveAll(c => c.client.Refuses(suite.Id, c.mode) is not null);
+            foreach (var (client, mode, name, _) in cells.Where(c => c.client.Refuses(suite.Id, server.Kind.Id, c.mode) is not null))
+                progress.Note($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, server.Kind.Id, mode)!.En}");
+            cells.RemoveAll(c => c.client.Refuses(suite.Id, server.Kind.Id, c.mode) is not null);
             if (reversed) cells.Reverse();
             if (cells.Count == 0) return;
             // One load serves every client and mode: every iteration is undone and the checks

@@ -106,7 +106,7 @@ public sealed class RedisServer : IDisposable
         try
         {
             var db = Connection.GetDatabase();
-            (Kind, Version) = Identify(db, kinds);
+            (Kind, Version) = Identify(db, kinds, IsUnix(new Uri(url)));
             what = $" ({Describe()})";
             Scripting = DetectScripting(db);
             SplitRefused = Kind.SplitMissing is null ? SplitRefusal(db) : null;
@@ -125,12 +125,13 @@ public sealed class RedisServer : IDisposable
         }
     }
 
-    /// <summary>Where other clients connect: the URL's address, database and password.</summary>
+    /// <summary>Where other clients connect: the URL's address, database and password (a host and port: the spec keeps the clients that reach no Unix socket from such a server).</summary>
     public Endpoint Endpoint
     {
         get
         {
             var uri = new Uri(Url);
+            if (IsUnix(uri)) throw new InvalidOperationException($"{Shown} is a Unix socket, which this client cannot reach");
             var path = uri.AbsolutePath.Trim('/');
             var password = uri.UserInfo.Length > 0 ? Uri.UnescapeDataString(uri.UserInfo.Split(':').Last()) : null;
             return new(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port, path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture), password);
@@ -168,8 +169,10 @@ public sealed class RedisServer : IDisposable
     /// server_name where it reports one (Garnet does; Redis 7 does not), else the first kind whose
     /// version field it has.
     /// </summary>
-    static (ServerDef, string) Identify(IDatabase db, IReadOnlyList<ServerDef> kinds)
+    /// <summary>Which of <paramref name="kinds"/> the server is, from INFO server and the transport: a Redis reached through a Unix socket is the spec's server of that transport (RedisUnix), as on the Rust side.</summary>
+    static (ServerDef, string) Identify(IDatabase db, IReadOnlyList<ServerDef> kinds, bool socket)
     {
+        kinds = [.. kinds.Where(k => k.Socket == socket)];
         var info = ((string?)db.Execute("INFO", "server") ?? "").Split('\n').Select(l => l.Trim()).ToList();
         string? Field(string name) => info.FirstOrDefault(l => l.StartsWith(name + ":", StringComparison.Ordinal))?[(name.Length + 1)..];
         var name = Field("server_name");
@@ -177,7 +180,7 @@ public sealed class RedisServer : IDisposable
             if ((name is null || string.Equals(name, kind.Id, StringComparison.OrdinalIgnoreCase)) && Field(kind.VersionField) is { } version)
                 return (kind, version);
         throw new InvalidOperationException(
-            $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))} " +
+            $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows {(socket ? "through a Unix socket" : "over TCP")}: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))} " +
             "(a server of another kind needs an entry under `servers:` in spec/benchmarks.yaml, with its version field, and its three backends)");
     }
 
@@ -270,15 +273,21 @@ public sealed class RedisServer : IDisposable
         return password.Length == 0 ? text : text.Replace(password, "***", StringComparison.Ordinal);
     }
 
-    /// <summary>redis://host:port/db into StackExchange.Redis options.</summary>
+    /// <summary>Whether <paramref name="url"/> reaches its server through a Unix socket: redis+unix:///path?db=N (or unix://), as redis-rs reads it.</summary>
+    static bool IsUnix(Uri uri) => uri.Scheme is "redis+unix" or "unix";
+
+    /// <summary>redis://host:port/db, or redis+unix:///path?db=N, into StackExchange.Redis options.</summary>
     static ConfigurationOptions Options(string url)
     {
-        if (!Uri.TryCreate(url, UriKind.Absolute, out var uri) || uri.Scheme != "redis")
-            throw new ArgumentException($"REDIS_URL={Redact(url)} is not a Redis URL (redis://[user:password@]host:port/db)");
+        if (!Uri.TryCreate(url, UriKind.Absolute, out var uri) || !(uri.Scheme == "redis" || IsUnix(uri)))
+            throw new ArgumentException($"REDIS_URL={Redact(url)} is not a Redis URL (redis://[user:password@]host:port/db, or redis+unix:///path?db=N)");
         var options = new ConfigurationOptions { AbortOnConnectFail = true, ConnectTimeout = 5000, SyncTimeout = 600_000, AsyncTimeout = 600_000 };
-        options.EndPoints.Add(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port);
-        var path = uri.AbsolutePath.Trim('/');
-        options.DefaultDatabase = path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture);
+        var database = IsUnix(uri)
+            ? System.Web.HttpUtility.ParseQueryString(uri.Query)["db"] ?? ""
+            : uri.AbsolutePath.Trim('/');
+        if (IsUnix(uri)) options.EndPoints.Add(new UnixDomainSocketEndPoint(uri.AbsolutePath));
+        else options.EndPoints.Add(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port);
+        options.DefaultDatabase = database.Length == 0 ? 0 : int.Parse(database, System.Globalization.CultureInfo.InvariantCulture);
         if (uri.UserInfo.Length > 0) options.Password = Uri.UnescapeDataString(uri.UserInfo.Split(':').Last());
         options.AllowAdmin = true;
         return options;
@@ -292,10 +301,6 @@ public sealed class RedisServer : IDisposable
     {
         if (get("REDIS_URL") is { } url && !string.IsNullOrWhiteSpace(url)) return [At(url, spec.File.Servers)];
         var kinds = spec.ServersFrom(get(spec.File.ServerEnv));
-        // Of the C# clients only StackExchange.Redis could reach a Unix socket: the cells of such a
-        // server through the other two could not be measured, so the harness runs none of them.
-        if (kinds.FirstOrDefault(k => k.Start.Any(a => a.Contains("{socket}", StringComparison.Ordinal))) is { } unix)
-            throw new SpecException($"{spec.File.ServerEnv}={get(spec.File.ServerEnv)}: {unix.Id} is reached through a Unix socket, which the C# harness does not do (FreeRedis 1.5.5 and CSRedisCore 3.8.807 have no Unix socket endpoint); the Rust bench measures it");
         var servers = new List<RedisServer>();
         try
         {
@@ -324,7 +329,15 @@ public sealed class RedisServer : IDisposable
         for (var attempt = 0; attempt < 5; attempt++)
         {
             var port = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
-            var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal)).ToList();
+            // A server reached through a Unix socket gets it in a folder only this user can
+            // enter, made for it and removed when it stops, as on the Rust side.
+            var folder = kind.Socket
+                ? Path.Combine(Path.GetTempPath(), $"redis-vs-doublets-{Environment.ProcessId}-{port}")
+                : null;
+            var socket = folder is null ? null : Path.Combine(folder, "server.sock");
+            if (folder is not null && !OperatingSystem.IsWindows())
+                Directory.CreateDirectory(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+            var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal).Replace("{socket}", socket, StringComparison.Ordinal)).ToList();
             Process process;
             try
             {
@@ -333,17 +346,19 @@ public sealed class RedisServer : IDisposable
             }
             catch (System.ComponentModel.Win32Exception e)
             {
+                if (folder is not null) Directory.Delete(folder, recursive: true);
                 throw new InvalidOperationException($"cannot start {kind.Name} ({e.Message}): install {kind.Install}");
             }
             // Whatever it writes is read, so that it never blocks on a full pipe.
             process.OutputDataReceived += (_, _) => { };
             process.BeginOutputReadLine();
-            ServerProcesses.Add(process);
+            ServerProcesses.Add(process, folder);
             var stop = () => ServerProcesses.Stop(process);
+            var url = socket is null ? $"redis://127.0.0.1:{port}/0" : $"redis+unix://{socket}?db=0";
             var watch = Stopwatch.StartNew();
             while (watch.Elapsed < TimeSpan.FromSeconds(60) && !process.HasExited)
             {
-                try { return new RedisServer($"redis://127.0.0.1:{port}/0", process, [kind]); }
+                try { return new RedisServer(url, process, [kind]); }
                 catch (RedisConnectionException e) { last = e; Thread.Sleep(20); }
                 catch (InvalidOperationException) { stop(); throw; }
             }
@@ -490,7 +505,8 @@ public sealed class RedisServer : IDisposable
 /// </summary>
 static class ServerProcesses
 {
-    static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, bool> live = new();
+    /// <summary>Each live server's process, with the private folder of its Unix socket if it has one.</summary>
+    static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, string?> live = new();
     /// <summary>Held so that the registrations live as long as the process.</summary>
     static readonly PosixSignalRegistration[] signals;
 
@@ -508,11 +524,12 @@ static class ServerProcesses
         RedisServer.Exit(context);
     }
 
-    public static void Add(Process process) => live[process] = true;
+    public static void Add(Process process, string? folder) => live[process] = folder;
 
+    /// <summary>Stops <paramref name="process"/> and removes its socket's folder.</summary>
     public static void Stop(Process process)
     {
-        live.TryRemove(process, out _);
+        live.TryRemove(process, out var folder);
         try
         {
             if (process.HasExited) return;
@@ -520,6 +537,10 @@ static class ServerProcesses
             process.WaitForExit();
         }
         catch (InvalidOperationException) { }
+        finally
+        {
+            if (folder is not null && Directory.Exists(folder)) Directory.Delete(folder, recursive: true);
+        }
     }
 
     static void StopAll()

@@ -81,6 +81,8 @@ public sealed class ServerDef
     [YamlDotNet.Serialization.YamlIgnore]
     public long PipelineWindow { get; set; } = long.MaxValue;
     public Text Description { get; set; } = new();
+    /// <summary>It is reached through a Unix socket (its start takes {socket}), not TCP.</summary>
+    public bool Socket => Start.Any(a => a.Contains("{socket}", StringComparison.Ordinal));
 }
 
 public sealed class ExpectedDef
@@ -138,11 +140,16 @@ public sealed class OverheadDef
     public Dictionary<string, double> Found { get; set; } = [];
 }
 
+/// <summary>Cells a client cannot run correctly: those of a suite, a mode, a server (its id), or where several are given, of all of them.</summary>
 public sealed class NotRunDef
 {
-    public string Suite { get; set; } = "";
-    public string Mode { get; set; } = "";
+    public string? Suite { get; set; }
+    public string? Mode { get; set; }
+    public string? Server { get; set; }
     public Text Why { get; set; } = new();
+
+    public bool Covers(string suite, string server, Mode mode) =>
+        (Suite ?? suite) == suite && (Mode ?? mode.ToString()) == mode.ToString() && (Server ?? server) == server;
 }
 
 /// <summary>
@@ -155,11 +162,11 @@ public sealed class ClientDef
     public string Id { get; set; } = "";
     public string? Suffix { get; set; }
     public Text Description { get; set; } = new();
-    /// <summary>The suites' modes this client cannot run correctly, and why: shown as not run.</summary>
+    /// <summary>The cells this client cannot run correctly, and why: shown as not run.</summary>
     public List<NotRunDef> NotRun { get; set; } = [];
 
-    /// <summary>Why this client does not run <paramref name="suite"/> in <paramref name="mode"/>, or null when it does.</summary>
-    public Text? Refuses(string suite, Mode mode) => NotRun.FirstOrDefault(n => n.Suite == suite && n.Mode == mode.ToString())?.Why;
+    /// <summary>Why this client does not run <paramref name="suite"/> on <paramref name="server"/> (its id) in <paramref name="mode"/>, or null when it does.</summary>
+    public Text? Refuses(string suite, string server, Mode mode) => NotRun.FirstOrDefault(n => n.Covers(suite, server, mode))?.Why;
 
     /// <summary>The name of a cell of <paramref name="backend"/> run through this client.</summary>
     public string Backend(string backend) => Suffix is null ? backend : $"{backend}_{Suffix}";
@@ -377,12 +384,16 @@ public sealed class Spec
         foreach (var client in file.Clients.Where(c => c.Suffix is not null))
             if (client.Suffix!.Length == 0 || !client.Suffix.All(char.IsAsciiLetterOrDigit))
                 throw new SpecException($"{At("suffix: " + client.Suffix)}: the client suffix \"{client.Suffix}\" must be letters and digits");
-        foreach (var notRun in file.Clients.SelectMany(c => c.NotRun))
+        foreach (var (client, notRun) in file.Clients.SelectMany(c => c.NotRun.Select(n => (c, n))))
         {
-            if (file.Suites.All(s => s.Id != notRun.Suite))
-                throw new SpecException($"{At("suite: " + notRun.Suite)}: not_run: unknown suite \"{notRun.Suite}\"");
-            if (!Enum.TryParse<Mode>(notRun.Mode, out _))
-                throw new SpecException($"{At("mode: " + notRun.Mode)}: not_run: the mode \"{notRun.Mode}\" is not NonTransaction, Transaction or Pipeline");
+            if (notRun.Suite is { } suite && file.Suites.All(s => s.Id != suite))
+                throw new SpecException($"{At("suite: " + suite)}: not_run: unknown suite \"{suite}\"");
+            if (notRun.Mode is { } mode && !Enum.TryParse<Mode>(mode, out _))
+                throw new SpecException($"{At("mode: " + mode)}: not_run: the mode \"{mode}\" is not NonTransaction, Transaction or Pipeline");
+            if (notRun.Server is { } server && file.Servers.All(s => s.Id != server))
+                throw new SpecException($"{At("server: " + server)}: not_run: unknown server \"{server}\"");
+            if (notRun.Suite is null && notRun.Mode is null && notRun.Server is null)
+                throw new SpecException($"{At("id: " + client.Id)}: not_run: an entry needs a suite, a mode or a server, or it would refuse every cell");
         }
         if (file.Clients.Count > 0 && file.Clients.Count(c => c.Suffix is null) != 1)
             throw new SpecException($"{At("clients:")}: exactly one client must be the default (the one without a suffix)");

@@ -420,7 +420,7 @@ pub fn build(
                                 "{backend}_{}",
                                 client.suffix.as_deref().unwrap_or_default()
                             );
-                            let cannot = client.refuses(&suite.id, backend).is_some();
+                            let cannot = client.refuses(&suite.id, spec.backend(backend)).is_some();
                             ClientColumn {
                                 client: client.id.clone(),
                                 backend: backend.clone(),

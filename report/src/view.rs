@@ -162,8 +162,8 @@ pub struct ClientView {
     /// The suffix its cells' names carry; none for the default client.
     suffix: Option<String>,
     description: String,
-    /// (suite name, mode, why) for each suite's mode it does not run.
-    not_run: Vec<(String, String, String)>,
+    /// (the cells, why) for each of its `not_run` entries.
+    not_run: Vec<(String, String)>,
 }
 
 #[derive(Clone, Serialize)]
@@ -932,16 +932,28 @@ fn clients_view(
                         Err(absence) => {
                             if *absence == Absence::ClientCannot {
                                 let id = client.split(' ').next().unwrap_or_default();
-                                if let Some(n) = spec
-                                    .clients
-                                    .iter()
-                                    .filter(|c| c.id == id)
-                                    .flat_map(|c| &c.not_run)
-                                    .find(|n| n.suite == t.suite && &n.mode == mode)
+                                if let Some(n) =
+                                    spec.clients.iter().filter(|c| c.id == id).find_map(|c| {
+                                        let server =
+                                            spec.servers.iter().find(|s| s.id == t.server)?;
+                                        let backend = format!("{}_{mode}", server.name);
+                                        c.refuses(&t.suite, spec.backend(&backend))
+                                    })
                                 {
-                                    let entry = (id.to_string(), mode.clone(), text(&n.why));
-                                    if !cannot.contains(&entry) {
-                                        cannot.push(entry);
+                                    // One line per client and reason, its modes joined.
+                                    let why = text(&n.why);
+                                    match cannot.iter_mut().find(
+                                        |(c, _, w): &&mut (String, String, String)| {
+                                            c == id && *w == why
+                                        },
+                                    ) {
+                                        Some((_, modes, _))
+                                            if !modes.split(", ").any(|m| m == mode) =>
+                                        {
+                                            modes.push_str(&format!(", {mode}"))
+                                        }
+                                        Some(_) => {}
+                                        None => cannot.push((id.to_string(), mode.clone(), why)),
                                     }
                                 }
                             }
@@ -1231,12 +1243,7 @@ pub fn build(
                 not_run: c
                     .not_run
                     .iter()
-                    .map(|n| {
-                        let suite = spec
-                            .suite(&n.suite)
-                            .map_or(n.suite.clone(), |s| text(&s.name));
-                        (suite, n.mode.clone(), text(&n.why))
-                    })
+                    .map(|n| (not_run_cells(spec, n, lang), text(&n.why)))
                     .collect(),
             })
             .collect(),
@@ -1547,6 +1554,40 @@ fn splits(spec: &Spec, t: &Table, op_name: &dyn Fn(&str) -> String, lang: Lang) 
             }
         })
         .collect()
+}
+
+/// The cells a client's `not_run` entry covers, as the method page names them: "the Payloads
+/// suite, Transaction mode", "the RedisUnix server".
+fn not_run_cells(spec: &Spec, n: &redis_vs_doublets::spec::NotRun, lang: Lang) -> String {
+    let suite = n.suite.as_deref().map(|id| {
+        let name = spec
+            .suite(id)
+            .map_or(id.to_string(), |s| lang.text(&s.name));
+        match lang {
+            Lang::En => format!("the {name} suite"),
+            Lang::Ru => format!("набор «{name}»"),
+        }
+    });
+    let mode = n.mode.as_deref().map(|m| match lang {
+        Lang::En => format!("{m} mode"),
+        Lang::Ru => format!("режим {m}"),
+    });
+    let server = n.server.as_deref().map(|id| {
+        let name = spec
+            .servers
+            .iter()
+            .find(|s| s.id == id)
+            .map_or(id, |s| &s.name);
+        match lang {
+            Lang::En => format!("the {name} server"),
+            Lang::Ru => format!("сервер {name}"),
+        }
+    });
+    [suite, mode, server]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The first `cut` characters of `text`.

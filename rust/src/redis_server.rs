@@ -217,7 +217,7 @@ impl DisposableServer {
     fn start_on(kind: &ServerKind, port: u16) -> anyhow::Result<Self> {
         // A server reached through a Unix socket gets it in a folder only this user can enter,
         // named for its port, which no other server of this process has.
-        let folder = kind.start.iter().any(|a| a.contains("{socket}")).then(|| {
+        let folder = kind.socket().then(|| {
             std::env::temp_dir().join(format!("redis-vs-doublets-{}-{port}", std::process::id()))
         });
         let socket = folder.as_ref().map(|f| f.join("server.sock"));
@@ -564,8 +564,8 @@ impl Server {
         let mut con = client
             .get_connection()
             .with_context(|| format!("cannot connect to the server at {}", redact(&url)))?;
-        let (kind, version) =
-            identify(&mut con, kinds).with_context(|| format!("the server at {}", redact(&url)))?;
+        let (kind, version) = identify(&mut con, kinds, socket(&url))
+            .with_context(|| format!("the server at {}", redact(&url)))?;
         let scripting = scripting(&mut con)
             .with_context(|| format!("the server at {} ({} {version})", redact(&url), kind.name))?;
         let split_refused = match kind.split_missing {
@@ -784,9 +784,17 @@ impl Server {
 
 /// Which of `kinds` the server is, and its version, from INFO server: its `server_name` where it
 /// reports one (Garnet does; Redis 7 does not), else the first kind whose version field it has.
+/// Whether `url` reaches its server through a Unix socket (`redis+unix://` or `unix://`).
+fn socket(url: &str) -> bool {
+    url.starts_with("redis+unix://") || url.starts_with("unix://")
+}
+
+/// Which of `kinds` the server is, from INFO server and the transport: a Redis reached through a
+/// Unix socket is the spec's server of that transport (RedisUnix), whose cells its name marks.
 fn identify<'k>(
     con: &mut Connection,
     kinds: &'k [ServerKind],
+    socket: bool,
 ) -> anyhow::Result<(&'k ServerKind, String)> {
     let info: String = redis::cmd("INFO")
         .arg("server")
@@ -798,24 +806,32 @@ fn identify<'k>(
             .map(|v| v.trim().to_string())
     };
     let name = field("server_name");
-    let found = kinds.iter().find_map(|kind| {
-        let named = name
-            .as_deref()
-            .is_none_or(|n| n.eq_ignore_ascii_case(&kind.id));
-        field(&kind.version_field)
-            .filter(|_| named)
-            .map(|v| (kind, v))
-    });
+    let found = kinds
+        .iter()
+        .filter(|k| k.socket() == socket)
+        .find_map(|kind| {
+            let named = name
+                .as_deref()
+                .is_none_or(|n| n.eq_ignore_ascii_case(&kind.id));
+            field(&kind.version_field)
+                .filter(|_| named)
+                .map(|v| (kind, v))
+        });
     found.with_context(|| {
         let known: Vec<String> = kinds
             .iter()
+            .filter(|k| k.socket() == socket)
             .map(|k| format!("{} ({})", k.name, k.version_field))
             .collect();
         format!(
-            "INFO server names {}, which is none of the servers the spec knows: {} (a server \
-             of another kind needs an entry under `servers:` in spec/benchmarks.yaml, with its \
-             version field, and its three backends)",
+            "INFO server names {}, which is none of the servers the spec knows {}: {} (a \
+             server of another kind needs an entry under `servers:` in spec/benchmarks.yaml, with \
+             its version field, and its three backends)",
             name.as_deref().unwrap_or("no server_name"),
+            match socket {
+                true => "through a Unix socket",
+                false => "over TCP",
+            },
             known.join(", ")
         )
     })

@@ -205,6 +205,19 @@ fn redis_over_a_unix_socket_passes_every_check_in_a_folder_only_this_user_enters
     every_check_passes(&server);
     // The backends are named after the server, and its folder goes with it.
     assert_eq!(server.backend(Mode::Pipeline), "RedisUnix_Pipeline");
+    // A person's server is told by its transport too: the same Redis through its socket is
+    // RedisUnix, through its port Redis.
+    let servers = common::spec().servers;
+    let (_, port): (String, u16) = redis::cmd("CONFIG")
+        .arg(&["GET", "port"])
+        .query(&mut server.connect().unwrap())
+        .unwrap();
+    for (url, id) in [
+        (server.url.clone(), "redis-unix"),
+        (format!("redis://127.0.0.1:{port}/0"), "redis"),
+    ] {
+        assert_eq!(Server::at(url, &servers).unwrap().kind.id, id);
+    }
     drop(server);
     assert!(!folder.exists(), "{} was left behind", folder.display());
 }

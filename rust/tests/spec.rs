@@ -465,6 +465,16 @@ fn clients_and_left_out_families_are_checked_with_their_line() {
     );
     let e = real_error("      - suite: payload\n", "      - suite: cache\n");
     assert!(e.contains("not_run: unknown suite \"cache\""), "{e}");
+    let e = real_error("      - server: redis-unix\n", "      - server: valkey\n");
+    assert!(e.contains("not_run: unknown server \"valkey\""), "{e}");
+    let e = real_error(
+        "      - suite: payload\n        mode: Transaction\n",
+        "      -\n",
+    );
+    assert!(
+        e.contains("not_run: an entry needs a suite, a mode or a server"),
+        "{e}"
+    );
     let e = real_error("    suffix: FreeRedis\n", "");
     assert!(e.contains("exactly one client must be the default"), "{e}");
     let e = real_error("    suffix: CSRedisCore\n", "    suffix: CS-Redis\n");

@@ -95,7 +95,7 @@ pub struct PublishedSize {
     pub background: u64,
     pub operations: u64,
     pub rounds: u32,
-    /// The languages that run on fewer servers than the plan's, with theirs.
+    /// The languages that run on other servers than the plan's, with theirs.
     #[serde(default)]
     pub servers: std::collections::BTreeMap<String, Vec<String>>,
 }
@@ -340,8 +340,9 @@ mod wire {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct NotRun {
-        pub suite: Spanned<String>,
-        pub mode: Spanned<String>,
+        pub suite: Option<Spanned<String>>,
+        pub mode: Option<Spanned<String>>,
+        pub server: Option<Spanned<String>>,
         pub why: Text,
     }
 
@@ -462,6 +463,13 @@ pub struct ServerKind {
     pub pipeline_window: usize,
 }
 
+impl ServerKind {
+    /// It is reached through a Unix socket (its start takes `{socket}`), not TCP.
+    pub fn socket(&self) -> bool {
+        self.start.iter().any(|a| a.contains("{socket}"))
+    }
+}
+
 /// A Redis client library the C# harness runs every server backend through (the Rust bench has
 /// one, redis-rs). The default client's cells keep the backend's name; the others' add their
 /// suffix (`Redis_Pipeline_FreeRedis`).
@@ -471,27 +479,41 @@ pub struct Client {
     pub id: String,
     pub suffix: Option<String>,
     pub description: Text,
-    /// The suites' modes this client cannot run correctly, and why.
+    /// The cells this client cannot run correctly, and why.
     pub not_run: Vec<NotRun>,
 }
 
 impl Client {
-    /// Why this client does not run `suite` on the server backend `backend` (`Redis_Transaction`:
-    /// its mode is the part after the server's name), or None when it does.
-    pub fn refuses(&self, suite: &str, backend: &str) -> Option<&NotRun> {
-        self.not_run
-            .iter()
-            .find(|n| n.suite == suite && backend.ends_with(&format!("_{}", n.mode)))
+    /// Why this client does not run `suite` on the server backend `backend`, or None when it does.
+    pub fn refuses(&self, suite: &str, backend: &Backend) -> Option<&NotRun> {
+        self.not_run.iter().find(|n| n.covers(suite, backend))
     }
 }
 
-/// A suite's mode a client cannot run correctly: its cells are shown as not run, with the reason.
+/// Cells a client cannot run correctly, shown as not run with the reason: those of a suite, a
+/// mode, a server, or where several are given, of all of them.
 #[derive(Clone, Debug)]
 pub struct NotRun {
-    pub suite: String,
+    pub suite: Option<String>,
     /// NonTransaction, Transaction or Pipeline.
-    pub mode: String,
+    pub mode: Option<String>,
+    /// The server's id.
+    pub server: Option<String>,
     pub why: Text,
+}
+
+impl NotRun {
+    /// Whether it covers the cells of `suite` on the server backend `backend` (`Redis_Transaction`:
+    /// its mode is the part after the server's name).
+    pub fn covers(&self, suite: &str, backend: &Backend) -> bool {
+        let mode = backend.name.rsplit('_').next();
+        self.suite.as_deref().is_none_or(|s| s == suite)
+            && self.mode.as_deref().is_none_or(|m| Some(m) == mode)
+            && self
+                .server
+                .as_ref()
+                .is_none_or(|s| backend.server.as_ref() == Some(s))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -670,7 +692,7 @@ impl Spec {
                 let through: Vec<Option<&str>> = match (&def.server, clients) {
                     (Some(_), Some(clients)) => clients
                         .iter()
-                        .filter(|c| c.refuses(&suite.id, backend).is_none())
+                        .filter(|c| c.refuses(&suite.id, def).is_none())
                         .map(|c| Some(c.id.as_str()))
                         .collect(),
                     _ => vec![None],
@@ -1254,7 +1276,7 @@ impl Resolver<'_> {
                 "clients need client_env, the variable that picks them",
             ));
         }
-        let clients = self.clients(wire.clients, &suites)?;
+        let clients = self.clients(wire.clients, &suites, &servers)?;
         let split = match wire.split {
             Some(split)
                 if split.value.iterations == 0
@@ -1296,22 +1318,42 @@ impl Resolver<'_> {
         &self,
         clients: Vec<wire::Client>,
         suites: &[Suite],
+        servers: &[ServerKind],
     ) -> Result<Vec<Client>, SpecError> {
-        for not_run in clients.iter().flat_map(|c| &c.not_run) {
-            if !suites.iter().any(|s| s.id == not_run.suite.value) {
-                return Err(self.error(
-                    &not_run.suite,
-                    format!("not_run: unknown suite \"{}\"", not_run.suite.value),
-                ));
+        for (client, not_run) in clients
+            .iter()
+            .flat_map(|c| c.not_run.iter().map(move |n| (c, n)))
+        {
+            if let Some(suite) = &not_run.suite {
+                if !suites.iter().any(|s| s.id == suite.value) {
+                    return Err(
+                        self.error(suite, format!("not_run: unknown suite \"{}\"", suite.value))
+                    );
+                }
             }
-            if !["NonTransaction", "Transaction", "Pipeline"].contains(&not_run.mode.value.as_str())
-            {
+            if let Some(mode) = &not_run.mode {
+                if !["NonTransaction", "Transaction", "Pipeline"].contains(&mode.value.as_str()) {
+                    return Err(self.error(
+                        mode,
+                        format!(
+                            "not_run: the mode \"{}\" is not NonTransaction, Transaction or Pipeline",
+                            mode.value
+                        ),
+                    ));
+                }
+            }
+            if let Some(server) = &not_run.server {
+                if !servers.iter().any(|s| s.id == server.value) {
+                    return Err(self.error(
+                        server,
+                        format!("not_run: unknown server \"{}\"", server.value),
+                    ));
+                }
+            }
+            if not_run.suite.is_none() && not_run.mode.is_none() && not_run.server.is_none() {
                 return Err(self.error(
-                    &not_run.mode,
-                    format!(
-                        "not_run: the mode \"{}\" is not NonTransaction, Transaction or Pipeline",
-                        not_run.mode.value
-                    ),
+                    &client.id,
+                    "not_run: an entry needs a suite, a mode or a server, or it would refuse every cell",
                 ));
             }
         }
@@ -1349,8 +1391,9 @@ impl Resolver<'_> {
                     .not_run
                     .into_iter()
                     .map(|n| NotRun {
-                        suite: n.suite.value,
-                        mode: n.mode.value,
+                        suite: n.suite.map(|s| s.value),
+                        mode: n.mode.map(|m| m.value),
+                        server: n.server.map(|s| s.value),
                         why: n.why,
                     })
                     .collect(),
