@@ -384,8 +384,8 @@ fn the_fingerprint_follows_what_the_spec_measures_not_its_prose() {
         ("--loglevel, warning,", "--loglevel, notice,", true),
         // What is published, and how long it takes, is a plan, not what a result measured.
         (
-            "{ background: 1000, operations: 100, rounds: 6 }",
-            "{ background: 1000, operations: 100, rounds: 9 }",
+            "{ background: 1000, operations: 100, rounds: 6,",
+            "{ background: 1000, operations: 100, rounds: 9,",
             false,
         ),
         (
@@ -535,8 +535,8 @@ fn the_publish_plan_is_checked_against_the_spec() {
             "memory: one run per memory size (5), not 4",
         ),
         (
-            "{ background: 1000, operations: 100, rounds: 6 }",
-            "{ background: 1000, operations: 2000, rounds: 6 }",
+            "{ background: 1000, operations: 100, rounds: 6,",
+            "{ background: 1000, operations: 2000, rounds: 6,",
             "N must be from 1 to B",
         ),
     ] {
