@@ -62,7 +62,9 @@ public class SpecTests
         var e = Assert.Throws<SpecException>(() => spec.SizesFrom(v => v == "BENCHMARK_LINKS" ? "2000" : null));
         Assert.Contains("BENCHMARK_LINKS=2000 is more than B = 1000", e.Message);
         Assert.Contains("is not a whole number", Assert.Throws<SpecException>(() => spec.SizesFrom(v => v == "BENCHMARK_BACKGROUND_LINKS" ? "many" : null)).Message);
-        Assert.Contains("is not one of doublets, redis", Assert.Throws<SpecException>(() => spec.FamiliesFrom("cassandra")).Message);
+        Assert.Contains("BENCHMARK_BACKEND=\"cassandra\": \"cassandra\" is not one of doublets, redis, doublets-file", Assert.Throws<SpecException>(() => spec.FamiliesFrom("cassandra")).Message);
+        Assert.Equal(["doublets", "redis"], spec.FamiliesFrom(null).Select(f => f.Id));
+        Assert.Equal(["doublets", "doublets-file"], spec.FamiliesFrom("doublets,doublets-file").Select(f => f.Id));
     }
 
     [Fact]

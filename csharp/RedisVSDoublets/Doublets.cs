@@ -15,6 +15,13 @@ public static unsafe partial class Native
     public enum Status { Ok = 0, NotFound = 1, Failed = 2, BadArgument = 3, Panicked = 4 }
 
     [LibraryImport(Library, EntryPoint = "doublets_new")] public static partial Status New(int layout, int external, out nint store);
+    [LibraryImport(Library, EntryPoint = "doublets_open")] public static partial Status Open(int layout, int external, nint folder, byte* name, nuint nameLength, out nint store);
+    [LibraryImport(Library, EntryPoint = "doublets_restart")] public static partial Status Restart(nint store);
+    [LibraryImport(Library, EntryPoint = "durable_folder")]
+    public static partial Status DurableFolder(byte* root, nuint rootLength, byte* dir, nuint dirLength, int allowTmpfs, byte* families, nuint familiesLength, ulong* sizes, nuint sizesLength, out nint folder, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Library, EntryPoint = "durable_folder_free")] public static partial void DurableFolderFree(nint folder);
+    [LibraryImport(Library, EntryPoint = "durable_folder_path")] public static partial Status DurableFolderPath(nint folder, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Library, EntryPoint = "durable_remove_all")] public static partial void DurableRemoveAll();
     [LibraryImport(Library, EntryPoint = "doublets_free")] public static partial void Free(nint store);
     [LibraryImport(Library, EntryPoint = "doublets_any")] public static partial ulong Any(nint store);
     [LibraryImport(Library, EntryPoint = "doublets_create_point")] public static partial Status CreatePoint(nint store, out ulong id);
@@ -31,6 +38,76 @@ public static unsafe partial class Native
 
 public enum Layout { United = 0, Split = 1 }
 
+/// <summary>
+/// Where the durable stores keep their files: the run's temporary folder, made by the Rust side as
+/// the Rust bench makes it (inside the spec's durable_dir_env, refused on tmpfs unless
+/// durable_tmpfs_env is 1, and when its disk has less free space than the stores need), each
+/// store's files in a folder of their own. Disposing it removes it, with whatever is left in it;
+/// <see cref="RemoveAll"/> does the same for an interrupt.
+/// </summary>
+public sealed unsafe class DurableFolder : IDisposable
+{
+    nint handle;
+
+    /// <summary>The folder it lies in, that folder's file system and device, and the disk's fsync latency, for the conditions.</summary>
+    public string Describe { get; }
+
+    public nint Handle => handle;
+
+    /// <summary>The run's folder itself: a store's files lie in the folder named after it there.</summary>
+    public string Path
+    {
+        get
+        {
+            var into = new byte[4096];
+            nuint written;
+            fixed (byte* pi = into)
+                if (Native.DurableFolderPath(handle, pi, (nuint)into.Length, out written) != Native.Status.Ok)
+                    throw new InvalidOperationException("the durable folder has no path: it was removed");
+            return System.Text.Encoding.UTF8.GetString(into, 0, (int)written);
+        }
+    }
+
+    public DurableFolder(string root, Spec spec, IEnumerable<string> families, ulong[] sizes, Func<string, string?> get)
+    {
+        var (r, d, f, into) = (System.Text.Encoding.UTF8.GetBytes(root), System.Text.Encoding.UTF8.GetBytes(get(spec.File.DurableDirEnv) ?? ""),
+            System.Text.Encoding.UTF8.GetBytes(string.Join(",", families)), new byte[4096]);
+        var allow = get(spec.File.DurableTmpfsEnv)?.Trim() == "1" ? 1 : 0;
+        Native.Status status;
+        nuint written;
+        fixed (byte* pr = r)
+        fixed (byte* pd = d)
+        fixed (byte* pf = f)
+        fixed (ulong* ps = sizes)
+        fixed (byte* pi = into)
+            status = Native.DurableFolder(pr, (nuint)r.Length, pd, (nuint)d.Length, allow, pf, (nuint)f.Length, ps, (nuint)sizes.Length, out handle, pi, (nuint)into.Length, out written);
+        var text = System.Text.Encoding.UTF8.GetString(into, 0, (int)Math.Min(written, (nuint)into.Length));
+        if (status != Native.Status.Ok) throw new ArgumentException(text);
+        Describe = text;
+    }
+
+    /// <summary>Held so that the registrations live as long as the process.</summary>
+    static readonly System.Runtime.InteropServices.PosixSignalRegistration[] signals;
+
+    // However the run ends, its folders go: at exit, and on a signal, which ends a .NET process
+    // without raising ProcessExit (the handler leaves the signal to end the process, or to the
+    // servers' handlers, which end it once they have cleaned up).
+    static DurableFolder()
+    {
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => RemoveAll();
+        signals = [.. new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT }.Select(s => PosixSignalRegistration.Create(s, _ => RemoveAll()))];
+    }
+
+    /// <summary>For an interrupt: removes every run folder that exists now.</summary>
+    public static void RemoveAll() => Native.DurableRemoveAll();
+
+    public void Dispose()
+    {
+        if (handle != 0) Native.DurableFolderFree(handle);
+        handle = 0;
+    }
+}
+
 /// <summary>One doublets store: the calls the C# stores build on, with errors as exceptions.</summary>
 public sealed unsafe class NativeStore : IDisposable
 {
@@ -43,11 +120,30 @@ public sealed unsafe class NativeStore : IDisposable
     /// <summary>The native store, for experiments that call the C ABI directly.</summary>
     public nint Handle => handle;
 
-    /// <summary>Creating a store reserves and zero-fills 64 MiB (united) or 80 MiB (split).</summary>
-    public NativeStore(Layout layout, bool external)
+    /// <summary>
+    /// Creating a store reserves and zero-fills 64 MiB (united) or 80 MiB (split): on the heap, or,
+    /// given a durable folder, in files mapped from a folder of their own named
+    /// <paramref name="name"/> in it, removed when the store is disposed.
+    /// </summary>
+    public NativeStore(Layout layout, bool external, DurableFolder? folder = null, string name = "")
     {
-        Check(Native.New((int)layout, external ? 1 : 0, out handle), "creating a store");
+        if (folder is null) Check(Native.New((int)layout, external ? 1 : 0, out handle), "creating a store");
+        else
+        {
+            var bytes = System.Text.Encoding.UTF8.GetBytes(name);
+            fixed (byte* pn = bytes)
+                Check(Native.Open((int)layout, external ? 1 : 0, folder.Handle, pn, (nuint)bytes.Length, out handle), $"opening the files of {name} in {folder.Describe}");
+        }
         Any = Native.Any(handle);
+    }
+
+    /// <summary>Closes a durable store and opens it again from its files (synced first), as the Rust stores do; false for a store on the heap.</summary>
+    public bool Restart()
+    {
+        var status = Native.Restart(handle);
+        if (status == Native.Status.NotFound) return false;
+        Check(status, "closing the store and opening it again from its files");
+        return true;
     }
 
     static void Check(Native.Status status, string what, ulong id = 0)
@@ -143,9 +239,9 @@ public sealed unsafe class NativeStore : IDisposable
 }
 
 /// <summary>Links in a doublets store.</summary>
-public sealed class DoubletsLinks(Layout layout) : IStore<LinkRequest, Link>, IDisposable
+public sealed class DoubletsLinks(Layout layout, DurableFolder? folder = null, string name = "") : IStore<LinkRequest, Link>, IDisposable
 {
-    readonly NativeStore store = new(layout, external: false);
+    readonly NativeStore store = new(layout, external: false, folder, name);
 
     /// <summary>The doublets store underneath, for experiments that call it directly.</summary>
     public NativeStore Core => store;
@@ -179,6 +275,8 @@ public sealed class DoubletsLinks(Layout layout) : IStore<LinkRequest, Link>, ID
 
     public string? Digest() => store.Digest();
 
+    public bool Restart() => store.Restart();
+
     public void Dispose() => store.Dispose();
 }
 
@@ -194,9 +292,9 @@ public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
     readonly NativeStore store;
     readonly ulong any, set, queue;
 
-    public DoubletsUsage(Layout layout)
+    public DoubletsUsage(Layout layout, DurableFolder? folder = null, string name = "")
     {
-        store = new NativeStore(layout, external: true);
+        store = new NativeStore(layout, external: true, folder, name);
         any = store.Any;
         set = store.CreatePoint();
         queue = store.CreateLink(0, 0);
@@ -332,6 +430,9 @@ public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
     public string Census() => $"{store.Count()} links";
 
     public string? Digest() => store.Digest();
+
+    /// <summary>The set's and the queue's links keep their ids: they are links of the files.</summary>
+    public bool Restart() => store.Restart();
 
     public void Dispose() => store.Dispose();
 }

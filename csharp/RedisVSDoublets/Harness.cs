@@ -12,7 +12,8 @@ public sealed class ValidationException(string message) : Exception(message);
 /// (around what it touched) and after measuring (whole: by the store's count of changes where the
 /// operation only reads and the store keeps one, else by its digest where it has one, else read
 /// back); between the measured iterations and that check, a server that reports where its time
-/// goes gets a few more iterations that <see cref="Checks.Split"/> it. <see cref="Checks.Cell"/>
+/// goes gets a few more iterations that <see cref="Checks.Split"/> it, and a durable store is
+/// closed, opened again from what it keeps and checked whole once more. <see cref="Checks.Cell"/>
 /// is that sequence, shared by the bench and the tests.
 /// </summary>
 public sealed class Prepared<TRequest, TFound>
@@ -168,7 +169,7 @@ public enum Proof
 /// (with the split's result line, where the store reports it), and the whole check after them,
 /// with the proof it gave.
 /// </summary>
-public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Splitting, string? Split, TimeSpan Verify, Proof Proof)
+public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Splitting, string? Split, TimeSpan Verify, Proof Proof, TimeSpan? Restart)
 {
     public string ProofText => Proof switch
     {
@@ -227,7 +228,29 @@ public static class Checks
             try { proof = background.Verify(store, cell); }
             catch (ValidationException e) { throw new ValidationException($"{e.Message} (after the measured iterations)"); }
         }
-        return new(check, measured, splitting, split, started.Elapsed - check - measured - splitting, proof);
+        var verify = started.Elapsed - check - measured - splitting;
+        return new(check, measured, splitting, split, verify, proof, Restart(store, background, cell));
+    }
+
+    /// <summary>
+    /// A durable store is closed and opened again from what it keeps, which must be the whole
+    /// background and nothing else; how long that took, or null for a store that keeps nothing.
+    /// </summary>
+    static TimeSpan? Restart<TRequest, TFound, TStore, TModel>(TStore store, Background<TRequest, TFound, TModel> background, string cell)
+        where TRequest : IRequest<TRequest, TFound>
+        where TFound : IComparable<TFound>
+        where TStore : IStore<TRequest, TFound>
+        where TModel : IModel<TRequest, TFound>
+    {
+        var started = Stopwatch.StartNew();
+        try
+        {
+            if (!store.Restart()) return null;
+        }
+        catch (Exception e) when (Failed(e)) { throw new ValidationException($"{cell}: closing the store and opening it again: {e.Message}"); }
+        try { background.Verify(store, cell); }
+        catch (ValidationException e) { throw new ValidationException($"{e.Message} (after closing the store and opening it again)"); }
+        return started.Elapsed;
     }
 
     /// <summary>

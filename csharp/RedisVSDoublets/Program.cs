@@ -37,6 +37,8 @@ public sealed class Bench(Options options)
     /// <summary>The clients each server backend is measured through (the client variable's choice).</summary>
     IReadOnlyList<ClientDef> clients = [];
     List<RedisServer> servers = [];
+    /// <summary>Where durable stores keep their files, when a durable family runs.</summary>
+    DurableFolder? folder;
     uint round = 1;
     string fingerprint = "";
     Progress progress = null!;
@@ -84,6 +86,7 @@ public sealed class Bench(Options options)
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
         using var stop = StartServers();
+        using var durable = folder = MakeFolder();
         var plan = Plan();
         Console.Error.WriteLine(options.Test
             ? $"{plan.Cells} cells to check once each (--test: nothing is measured)"
@@ -97,11 +100,11 @@ public sealed class Bench(Options options)
             {
                 case "links":
                     RunSuite<LinkRequest, Link, LinksModel, LinksCodec>(suite, new LinksModel(),
-                        layout => new DoubletsLinks(layout));
+                        (layout, name) => new DoubletsLinks(layout, FolderFor(name), name));
                     break;
                 case "typical":
                     RunSuite<UsageRequest, Entry, UsageModel, UsageCodec>(suite, new UsageModel(),
-                        layout => new DoubletsUsage(layout));
+                        (layout, name) => new DoubletsUsage(layout, FolderFor(name), name));
                     break;
                 case "payload":
                     RunSuite<PayloadRequest, Stored, PayloadModel, PayloadCodec>(suite, new PayloadModel(), doublets: null);
@@ -173,6 +176,20 @@ public sealed class Bench(Options options)
         }
         return stop;
     }
+
+    /// <summary>The run's folder for durable stores, made before any work when a durable family runs (else null).</summary>
+    DurableFolder? MakeFolder()
+    {
+        if (!families.Any(f => f.Durable is not null)) return null;
+        var made = new DurableFolder(root, spec, families.Select(f => f.Id), sizes, Environment.GetEnvironmentVariable);
+        Console.Error.WriteLine($"durable stores keep their files in {made.Describe}");
+        return made;
+    }
+
+    /// <summary>The run's folder for the store of <paramref name="backend"/> where its family is durable, else null (a store on the heap).</summary>
+    DurableFolder? FolderFor(string backend) =>
+        spec.Family(spec.Backend(backend).Family).Durable is null ? null
+            : folder ?? throw new InvalidOperationException("a durable family runs, so the run made a folder for its files");
 
     static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
 
@@ -273,8 +290,13 @@ public sealed class Bench(Options options)
     bool Selected(Suite suite, string name, string backend) =>
         suite.Backends.Contains(backend) && Runs(backend) && suite.Operations.Any(op => options.Keeps($"{op.Id}/{name}"));
 
-    /// <summary>A suite on both doublets stores (unless <paramref name="doublets"/> is null: the suite runs on servers only) and on each server through each client in each mode.</summary>
-    void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, IStore<TRequest, TFound>>? doublets)
+    /// <summary>
+    /// A suite on its doublets stores, in the spec's order (unless <paramref name="doublets"/> is
+    /// null: the suite runs on servers only), and on each server through each client in each mode.
+    /// <paramref name="doublets"/> makes the store of a layout for a backend: on the heap, or on
+    /// files where its family is durable.
+    /// </summary>
+    void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, TModel model, Func<Layout, string, IStore<TRequest, TFound>>? doublets)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TModel : IModel<TRequest, TFound>
@@ -350,11 +372,11 @@ public sealed class Bench(Options options)
         var reversed = round % 2 == 0;
         void Doublets()
         {
-            IEnumerable<(string, Layout)> stores = [("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split)];
-            foreach (var (backend, layout) in reversed ? stores.Reverse() : stores)
+            var stores = suite.Backends.Where(b => spec.Backend(b).Layout is not null).ToList();
+            foreach (var backend in reversed ? Enumerable.Reverse(stores) : stores)
             {
                 if (doublets is null || !Selected(suite, backend, backend)) continue;
-                var store = doublets(layout);
+                var store = doublets(spec.Backend(backend).Layout == "united" ? Layout.United : Layout.Split, backend);
                 try
                 {
                     Measure(store, Load(store, backend, backend), backend, backend);
@@ -426,6 +448,7 @@ public sealed class Bench(Options options)
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
+        if (folder is not null) provenance.Add(("durable", folder.Describe));
         if (round) provenance.Add(("round", this.round.ToString(CultureInfo.InvariantCulture)));
         provenance.Add(("fingerprint", fingerprint));
         if (servers.Count > 0)

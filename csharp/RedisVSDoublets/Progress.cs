@@ -48,7 +48,7 @@ public sealed class Progress(Schedule plan)
         done += planned;
         cells++;
         Say(string.Create(CultureInfo.InvariantCulture,
-            $"{name}: {took.Check.TotalSeconds:F1} s checked, {took.Measure.TotalSeconds:F1} s sampled{(took.Split is null ? "" : $", {took.Splitting.TotalSeconds:F1} s split")}, {took.Verify.TotalSeconds:F1} s {took.ProofText}"));
+            $"{name}: {took.Check.TotalSeconds:F1} s checked, {took.Measure.TotalSeconds:F1} s sampled{(took.Split is null ? "" : $", {took.Splitting.TotalSeconds:F1} s split")}, {took.Verify.TotalSeconds:F1} s {took.ProofText}{(took.Restart is { } restart ? $", {restart.TotalSeconds:F1} s restarted and checked whole" : "")}"));
     }
 
     /// <summary>How the round's time compares with its plan, and with the warm-up and sampling alone.</summary>

@@ -59,6 +59,12 @@ public interface IStore<TRequest, TFound>
     string? Digest() => null;
 
     /// <summary>
+    /// Closes a durable store and opens it again from what it keeps (its files), for the check
+    /// after each cell; false for a store that keeps nothing.
+    /// </summary>
+    bool Restart() => false;
+
+    /// <summary>
     /// The store's own count of every change made to its data, by any client, where it keeps one
     /// that never goes back (else null): while it stays, nothing wrote, so a read-only cell that
     /// leaves it as the last check found it left the background as that check proved it.

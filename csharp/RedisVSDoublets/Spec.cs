@@ -37,7 +37,11 @@ public sealed class FamilyDef
 {
     public string Id { get; set; } = "";
     public string EnvValue { get; set; } = "";
+    /// <summary>Run when the family variable does not say.</summary>
+    public bool Default { get; set; } = true;
     public SamplingDef Sampling { get; set; } = new();
+    /// <summary>For a family whose stores keep their data in files: when a write is durable.</summary>
+    public Text? Durable { get; set; }
 }
 
 public sealed class BackendDef
@@ -46,6 +50,8 @@ public sealed class BackendDef
     public string Family { get; set; } = "";
     /// <summary>The server a redis-family backend runs on.</summary>
     public string? Server { get; set; }
+    /// <summary>How an in-process (doublets) backend lays out its store: united or split.</summary>
+    public string? Layout { get; set; }
     public Text Description { get; set; } = new();
 }
 
@@ -177,6 +183,10 @@ public sealed class SpecFile
     public List<SizeDef> Sizes { get; set; } = [];
     public List<FamilyDef> Families { get; set; } = [];
     public string FamilyEnv { get; set; } = "";
+    /// <summary>The variable naming where the durable families make their temporary folder.</summary>
+    public string DurableDirEnv { get; set; } = "";
+    /// <summary>The variable that allows that folder to be on tmpfs.</summary>
+    public string DurableTmpfsEnv { get; set; } = "";
     public string ServerEnv { get; set; } = "";
     /// <summary>The variable that picks the clients the server backends are measured through.</summary>
     public string ClientEnv { get; set; } = "";
@@ -344,7 +354,11 @@ public sealed class Spec
                 throw new SpecException($"{At("mode: " + sampling.Mode)}: unknown variant `{sampling.Mode}`, expected one of linear, flat, auto");
             if (sampling.Samples < 10 || sampling.WarmUpSeconds <= 0 || sampling.MeasurementSeconds <= 0)
                 throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
+            if (family.Durable is not null && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
+                throw new SpecException($"{At("id: " + family.Id)}: a durable family needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
         }
+        if (file.Families.Count > 0 && file.Families.All(f => !f.Default))
+            throw new SpecException($"{At("id: " + file.Families[0].Id)}: no family runs by default: mark one `default: true`");
         foreach (var suite in file.Suites)
         {
             foreach (var key in suite.MemoryPerRequest.Keys)
@@ -430,6 +444,12 @@ public sealed class Spec
                 throw new SpecException($"{At("server: " + server.Id)}: only redis-family backends run on a server");
             if (server is not null && !backend.Name.StartsWith(server.Name + "_", StringComparison.Ordinal))
                 throw new SpecException($"{At("name: " + backend.Name)}: a {server.Name} backend's name starts with {server.Name}_");
+            if (backend.Layout is { } layout && layout is not ("united" or "split"))
+                throw new SpecException($"{At("layout: " + layout)}: unknown variant `{layout}`, expected `united` or `split`");
+            if (backend.Layout is not null && server is not null)
+                throw new SpecException($"{At("layout: " + backend.Layout)}: a backend on a server has no layout");
+            if (backend.Layout is null && server is null)
+                throw new SpecException($"{At("name: " + backend.Name)}: an in-process backend names its layout (united or split)");
         }
 
         Work MakeWork(string? range, List<string> requests, string suite)
@@ -571,13 +591,7 @@ public sealed class Spec
         return families.Contains(def.Family) && (def.Server is null || servers.Contains(def.Server));
     }
 
-    /// <summary>The families to run: all, or the one the family variable names.</summary>
-    public IReadOnlyList<FamilyDef> FamiliesFrom(string? value)
-    {
-        if (string.IsNullOrWhiteSpace(value)) return File.Families;
-        var family = File.Families.FirstOrDefault(f => f.EnvValue == value.Trim());
-        return family is null
-            ? throw new SpecException($"{File.FamilyEnv}=\"{value}\" is not one of {string.Join(", ", File.Families.Select(f => f.EnvValue))}")
-            : [family];
-    }
+    /// <summary>The families to run: those the family variable names (comma-separated), else those run by default.</summary>
+    public IReadOnlyList<FamilyDef> FamiliesFrom(string? value) =>
+        Pick(File.FamilyEnv, value, File.Families, f => f.EnvValue, File.Families.Where(f => f.Default).ToList());
 }

@@ -475,7 +475,7 @@ fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
         .map(|p| p.server.clone())
         .collect();
     let servers: Vec<String> = servers.into_iter().collect();
-    let families: Vec<String> = spec.families.iter().map(|f| f.id.clone()).collect();
+    let families: Vec<String> = spec.default_families();
     let language = set
         .first()
         .and_then(|f| f.get("language"))

@@ -68,8 +68,7 @@ pub fn of_file(spec: &Spec, file: &ResultFile) -> BTreeSet<Part> {
                 .collect()
         })
     };
-    let families =
-        list("families").unwrap_or_else(|| spec.families.iter().map(|f| f.id.clone()).collect());
+    let families = list("families").unwrap_or_else(|| spec.default_families());
     let servers = list("servers").unwrap_or_else(|| vec!["redis".to_string()]);
     let clients = list("clients").unwrap_or_default();
     of_run(

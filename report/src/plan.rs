@@ -41,7 +41,7 @@ impl Round {
     fn parts(&self, spec: &Spec) -> BTreeSet<Part> {
         let families: Vec<String> = match &self.family {
             Some(family) => vec![family.clone()],
-            None => spec.families.iter().map(|f| f.id.clone()).collect(),
+            None => spec.default_families(),
         };
         parts::of_run(
             spec,
@@ -282,7 +282,7 @@ fn split(
     let bench = |family: Option<&str>, servers: &[String], clients: &[String]| {
         let families: Vec<String> = match family {
             Some(f) => vec![f.to_string()],
-            None => spec.families.iter().map(|f| f.id.clone()).collect(),
+            None => spec.default_families(),
         };
         let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
         let through: Vec<_> = every_client

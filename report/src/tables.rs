@@ -372,15 +372,19 @@ pub fn build(
             .map(str::trim)
             .collect();
         for suite in &spec.suites {
-            // A server no input ran has no column: choosing servers is not a gap.
+            // A server no input ran has no column, nor a family that runs only when named (the
+            // durable stores): choosing them is not a gap.
             let backends: Vec<String> = suite
                 .backends
                 .iter()
                 .filter(|b| {
-                    spec.backend(b)
+                    let backend = spec.backend(b);
+                    backend
                         .server
                         .as_deref()
                         .is_none_or(|s| servers_ran.contains(&s))
+                        && (spec.family(&backend.family).default
+                            || ran.contains(&backend.family.as_str()))
                 })
                 .cloned()
                 .collect();

@@ -23,6 +23,9 @@ pub struct View {
     pub runs: Vec<RunView>,
     pub sizes: Vec<SizeView>,
     pub family_env: String,
+    /// The variables that place the durable stores' files and allow tmpfs for them.
+    pub durable_dir_env: String,
+    pub durable_tmpfs_env: String,
     pub families: Vec<FamilyView>,
     pub server_env: String,
     /// How a server cell's time is split (the spec's method text), where the spec splits it.
@@ -135,6 +138,10 @@ pub struct SizeView {
 pub struct FamilyView {
     id: String,
     env_value: String,
+    /// Run when the family variable does not say.
+    default: bool,
+    /// When a write is durable, for a family whose stores keep their data in files.
+    durable: Option<String>,
     mode: String,
     samples: usize,
     warm_up: String,
@@ -1206,6 +1213,8 @@ pub fn build(
             })
             .collect(),
         family_env: spec.family_env.clone(),
+        durable_dir_env: spec.durable_dir_env.clone(),
+        durable_tmpfs_env: spec.durable_tmpfs_env.clone(),
         server_env: spec.server_env.clone(),
         client_env: spec.client_env.clone(),
         servers: spec
@@ -1253,6 +1262,8 @@ pub fn build(
             .map(|f| FamilyView {
                 id: f.id.clone(),
                 env_value: f.env_value.clone(),
+                default: f.default,
+                durable: f.durable.as_ref().map(text),
                 mode: format!("{:?}", f.sampling.mode).to_lowercase(),
                 samples: f.sampling.samples,
                 warm_up: seconds(f.sampling.warm_up_seconds),

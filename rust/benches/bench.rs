@@ -16,6 +16,7 @@ use anyhow::{anyhow, bail, Context};
 use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
     calibration::{self, Moment},
+    durable::{self, StoreFolder},
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
     load_spec,
@@ -26,7 +27,7 @@ use redis_vs_doublets::{
     redis_server::{self, Server},
     redis_store::{Mode, RedisRequest},
     results::bencher_line,
-    spec::{self, Spec, Suite},
+    spec::{self, Backend, Layout, Spec, Suite},
     store::{Model, Request, Store},
     typical::{self, UsageModel, UsageRequest},
 };
@@ -68,8 +69,19 @@ fn run() -> anyhow::Result<()> {
     let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let servers = if families.iter().any(|f| f == "redis") {
+    let durable = spec.durable(&families);
+    if durable || families.iter().any(|f| f == "redis") {
         redis_server::stop_on_interrupt()?;
+    }
+    let folder = if durable {
+        let needed = durable::needed(&spec, &families, &sizes);
+        let folder = durable::Folder::new(&spec, |var| std::env::var(var).ok(), needed)?;
+        eprintln!("durable stores keep their files in {}", folder.describe);
+        Some(folder)
+    } else {
+        None
+    };
+    let servers = if families.iter().any(|f| f == "redis") {
         let servers = Server::from_env(&spec)?;
         for server in &servers {
             server.preflight(allow_flush)?;
@@ -120,6 +132,7 @@ fn run() -> anyhow::Result<()> {
             servers: &server_ids,
             allow_flush,
             reversed: round % 2 == 0,
+            folder: folder.as_ref(),
             criterion: &mut criterion,
             progress: &mut progress,
             output: &output,
@@ -161,6 +174,9 @@ fn run() -> anyhow::Result<()> {
                 .map(|(size, value)| (size.key.as_str(), value.to_string())),
         );
         lines.push(("families", families.join(",")));
+        if let Some(folder) = &folder {
+            lines.push(("durable", folder.describe.clone()));
+        }
         lines.push(("round", round.to_string()));
         lines.push(("fingerprint", fingerprint.clone()));
         if !servers.is_empty() {
@@ -213,26 +229,60 @@ fn estimate(
     Ok(Some((point("median")?, point("std_dev")?)))
 }
 
-/// A suite on both doublets stores and on each server in its three modes (in reverse on even
-/// rounds).
+/// A suite on its doublets stores (in the spec's order: each layout in memory, then on files) and
+/// on each server in its three modes, in reverse on even rounds. `united` and `split` make a store
+/// of that layout: on the heap, or on files in the folder they are given.
 fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
     runner: &mut Runner<'_>,
     servers: &[Server],
-    united: impl FnOnce() -> anyhow::Result<U>,
-    split: impl FnOnce() -> anyhow::Result<P>,
+    united: impl Fn(Option<StoreFolder>) -> anyhow::Result<U>,
+    split: impl Fn(Option<StoreFolder>) -> anyhow::Result<P>,
 ) -> anyhow::Result<()> {
+    let spec = runner.spec;
+    let in_process: Vec<&Backend> = runner
+        .suite
+        .backends
+        .iter()
+        .map(|b| spec.backend(b))
+        .filter(|b| b.layout.is_some())
+        .collect();
+    let folder = runner.folder;
     let mut bench = runner.start::<R, M>()?;
+    let doublets = |bench: &mut SuiteBench<'_, '_, R, M>, backend: &Backend| {
+        let files = || store_folder(spec, folder, backend);
+        match backend.layout {
+            Some(Layout::United) => bench.doublets(&backend.name, || united(files()?)),
+            _ => bench.doublets(&backend.name, || split(files()?)),
+        }
+    };
     if bench.runner.reversed {
         for server in servers.iter().rev() {
             bench.server(server)?;
         }
-        bench.doublets("Doublets_Split_Volatile", split)?;
-        bench.doublets("Doublets_United_Volatile", united)
+        for backend in in_process.iter().rev() {
+            doublets(&mut bench, backend)?;
+        }
+        Ok(())
     } else {
-        bench.doublets("Doublets_United_Volatile", united)?;
-        bench.doublets("Doublets_Split_Volatile", split)?;
+        for backend in &in_process {
+            doublets(&mut bench, backend)?;
+        }
         servers.iter().try_for_each(|server| bench.server(server))
     }
+}
+
+/// The folder a store of `backend` keeps its files in, made for it in the run's folder where its
+/// family is durable; `None` for a store on the heap.
+fn store_folder(
+    spec: &Spec,
+    folder: Option<&durable::Folder>,
+    backend: &Backend,
+) -> anyhow::Result<Option<StoreFolder>> {
+    if spec.family(&backend.family).durable.is_none() {
+        return Ok(None);
+    }
+    let folder = folder.context("a durable family runs, so the run made a folder for its files")?;
+    folder.store(&backend.name).map(Some)
 }
 
 /// A suite that runs on the servers only (in reverse on even rounds).
@@ -291,6 +341,8 @@ struct Runner<'a> {
     allow_flush: bool,
     /// This round measures the backends in reverse order.
     reversed: bool,
+    /// Where durable stores keep their files, when a durable family runs.
+    folder: Option<&'a durable::Folder>,
     criterion: &'a mut Criterion,
     progress: &'a mut Progress,
     output: &'a Path,

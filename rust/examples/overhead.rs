@@ -57,22 +57,22 @@ fn main() -> anyhow::Result<()> {
     compare.suite::<LinkRequest, LinksModel, _>(
         "links",
         &["Doublets_United_Volatile"],
-        links::united_store()?,
+        links::united_store(None)?,
     )?;
     compare.suite::<LinkRequest, LinksModel, _>(
         "links",
         &["Doublets_Split_Volatile"],
-        links::split_store()?,
+        links::split_store(None)?,
     )?;
     compare.suite::<UsageRequest, UsageModel, _>(
         "typical",
         &["Doublets_United_Volatile"],
-        typical::united_store()?,
+        typical::united_store(None)?,
     )?;
     compare.suite::<UsageRequest, UsageModel, _>(
         "typical",
         &["Doublets_Split_Volatile"],
-        typical::split_store()?,
+        typical::split_store(None)?,
     )?;
     redis_server::stop_on_interrupt()?;
     // Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).

@@ -72,11 +72,14 @@ pub struct Took {
     pub split: Option<Split>,
     pub verify: Duration,
     pub proof: Proof,
+    /// A durable store's restart with the check after it.
+    pub restart: Option<Duration>,
 }
 
 /// One cell: the checked iteration; for an operation that writes, the background checked after its
 /// undo around what the operation touched, with the store's counts (so a bad undo is blamed on its
-/// own operation); then `measure`, then the whole background checked again. A cell may print its
+/// own operation); then `measure`, then the whole background checked again; a durable store is
+/// then closed, opened again from what it keeps, and checked whole once more. A cell may print its
 /// time only after this returns `Ok`. A read-only operation gets no check around what it read:
 /// that can be the whole background, which the check after the cell reads anyway; and where the
 /// store's count of changes has not moved since the last proof, nothing wrote, so that count is
@@ -114,14 +117,37 @@ pub fn cell<R: Request, S: Store<R>, M: Model<R>>(
             .verify(store, cell)
             .map_err(|e| anyhow!("{e:#} (after the measured iterations)"))?
     };
+    let verify = started.elapsed() - check - measure - splitting;
+    let restart = restart(store, background, cell)?;
     Ok(Took {
         check,
         measure,
         splitting,
         split,
-        verify: started.elapsed() - check - measure - splitting,
+        verify,
         proof,
+        restart,
     })
+}
+
+/// A durable store is closed and opened again from what it keeps, which must be the whole
+/// background and nothing else; how long that took, or `None` for a store that keeps nothing.
+fn restart<R: Request, S: Store<R>, M: Model<R>>(
+    store: &mut S,
+    background: &mut Background<'_, M>,
+    cell: &str,
+) -> anyhow::Result<Option<Duration>> {
+    let started = Instant::now();
+    if !store
+        .restart()
+        .map_err(|e| anyhow!("{cell}: closing the store and opening it again: {e:#}"))?
+    {
+        return Ok(None);
+    }
+    background
+        .verify(store, cell)
+        .map_err(|e| anyhow!("{e:#} (after closing the store and opening it again)"))?;
+    Ok(Some(started.elapsed()))
 }
 
 /// Where the cell's time goes on a store that reports it ([`crate::split`]): up to the plan's

@@ -12,6 +12,7 @@
 //!   the links library; the database a run claims and leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`digest`]: a digest of a whole store, where it has one, for the check after each cell.
+//! - [`durable`]: the folder where durable stores keep their files, and what its disk is.
 //! - [`split`]: where a server cell's time goes (execution, scripts, MULTI/EXEC, the rest).
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
 //! - [`memory`]: what each store holds in memory for a suite's background.
@@ -23,6 +24,7 @@
 
 pub mod calibration;
 pub mod digest;
+pub mod durable;
 pub mod harness;
 pub mod links;
 pub mod load;

@@ -10,6 +10,7 @@
 
 use std::{
     mem::MaybeUninit,
+    path::Path,
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc,
@@ -17,7 +18,12 @@ use std::{
 };
 
 use anyhow::{anyhow, bail, Context};
-use doublets::mem::{Global, RawMem};
+use doublets::{
+    data::LinksConstants,
+    mem::{FileMapped, Global, RawMem},
+    parts::{DataPart, IndexPart, LinkPart},
+    split, unit,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -72,19 +78,115 @@ impl<M: RawMem> RawMem for Counted<M> {
     }
 }
 
+/// Where a memory block of a doublets store lies: on the heap, or in a file mapped into memory
+/// (a durable store's). One type for both, so that a store's type does not depend on where its
+/// memory lies: the store keeps its own pointer into the block, so only growing and shrinking,
+/// which are rare, pass through here.
+pub enum Place<T> {
+    Heap(Global<T>),
+    File(FileMapped<T>),
+}
+
+impl<T> RawMem for Place<T> {
+    type Item = T;
+
+    fn allocated(&self) -> &[T] {
+        match self {
+            Place::Heap(m) => m.allocated(),
+            Place::File(m) => m.allocated(),
+        }
+    }
+
+    fn allocated_mut(&mut self) -> &mut [T] {
+        match self {
+            Place::Heap(m) => m.allocated_mut(),
+            Place::File(m) => m.allocated_mut(),
+        }
+    }
+
+    unsafe fn grow(
+        &mut self,
+        cap: usize,
+        fill: impl FnOnce(usize, (&mut [T], &mut [MaybeUninit<T>])),
+    ) -> doublets::mem::Result<&mut [T]> {
+        // SAFETY: the caller's guarantee for `fill` is passed on unchanged.
+        unsafe {
+            match self {
+                Place::Heap(m) => m.grow(cap, fill),
+                Place::File(m) => m.grow(cap, fill),
+            }
+        }
+    }
+
+    fn shrink(&mut self, cap: usize) -> doublets::mem::Result<()> {
+        match self {
+            Place::Heap(m) => m.shrink(cap),
+            Place::File(m) => m.shrink(cap),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self {
+            Place::Heap(m) => m.size_hint(),
+            Place::File(m) => m.size_hint(),
+        }
+    }
+}
+
+/// A doublets store with links and their indexes in one memory block.
+pub type United = unit::Store<u64, Counted<Place<LinkPart<u64>>>>;
+/// A doublets store with the links' data and the index trees in two blocks.
+pub type Split = split::Store<u64, Counted<Place<DataPart<u64>>>, Counted<Place<IndexPart<u64>>>>;
+
+/// A united store with `constants`: on the heap, or mapped from the file `links` in `folder`
+/// (created when missing, opened with the links it holds when not). Creating it on the heap
+/// reserves and zero-fills 64 MiB.
+pub fn united(
+    folder: Option<&Path>,
+    constants: LinksConstants<u64>,
+) -> anyhow::Result<(United, Blocks)> {
+    let mut blocks = Blocks::default();
+    let memory = blocks.block(folder.map(|f| f.join("links")).as_deref())?;
+    let store = United::with_constants(memory, constants)
+        .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
+    Ok((store, blocks))
+}
+
+/// A split store with `constants`: on the heap, or mapped from the files `data` and `index` in
+/// `folder`. Creating it on the heap reserves and zero-fills 80 MiB.
+pub fn split(
+    folder: Option<&Path>,
+    constants: LinksConstants<u64>,
+) -> anyhow::Result<(Split, Blocks)> {
+    let mut blocks = Blocks::default();
+    let data = blocks.block(folder.map(|f| f.join("data")).as_deref())?;
+    let index = blocks.block(folder.map(|f| f.join("index")).as_deref())?;
+    let store = Split::with_constants(data, index, constants)
+        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
+    Ok((store, blocks))
+}
+
 /// The memory blocks of one doublets store, as counted by their [`Counted`] wrappers.
 #[derive(Clone, Default)]
 pub struct Blocks(Vec<(Arc<AtomicUsize>, usize)>);
 
 impl Blocks {
-    /// A new block on the global allocator, counted in this set.
-    pub fn block<T>(&mut self) -> Counted<Global<T>> {
+    /// A new block, counted in this set: on the heap, or mapped from the file `file` (created
+    /// when missing, opened with what it holds when not).
+    pub fn block<T>(
+        &mut self,
+        file: Option<&std::path::Path>,
+    ) -> anyhow::Result<Counted<Place<T>>> {
+        let inner = match file {
+            None => Place::Heap(Global::new()),
+            Some(path) => Place::File(
+                FileMapped::from_path(path)
+                    .with_context(|| format!("opening {}", path.display()))?,
+            ),
+        };
         let len = Arc::new(AtomicUsize::new(0));
         self.0.push((len.clone(), std::mem::size_of::<T>()));
-        Counted {
-            inner: Global::new(),
-            len,
-        }
+        Ok(Counted { inner, len })
     }
 
     /// The bytes the blocks have reserved (allocated and zero-filled, used or not).
@@ -409,8 +511,8 @@ mod tests {
     #[test]
     fn blocks_count_what_their_memory_holds() {
         let mut blocks = Blocks::default();
-        let mut data = blocks.block::<[u64; 2]>();
-        let mut index = blocks.block::<[u64; 8]>();
+        let mut data = blocks.block::<[u64; 2]>(None).unwrap();
+        let mut index = blocks.block::<[u64; 8]>(None).unwrap();
         assert_eq!((blocks.reserved(), blocks.per_link()), (0, 80));
         // SAFETY: the fill initializes every new item.
         unsafe {

@@ -52,8 +52,12 @@ impl Progress {
             Some(split) => format!(", {} split ({split})", seconds(took.splitting)),
             None => String::new(),
         };
+        let restart = match took.restart {
+            Some(restart) => format!(", {} restarted and checked whole", seconds(restart)),
+            None => String::new(),
+        };
         self.say(format!(
-            "{name}: {} checked, {} sampled{split}, {} {}",
+            "{name}: {} checked, {} sampled{split}, {} {}{restart}",
             seconds(took.check),
             seconds(took.measure),
             seconds(took.verify),

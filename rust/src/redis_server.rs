@@ -364,8 +364,9 @@ type Active = (usize, Option<(u32, Option<PathBuf>)>, Cleanup);
 static ACTIVE: Mutex<Vec<Active>> = Mutex::new(Vec::new());
 
 /// Makes Ctrl-C (and SIGTERM) end the run cleanly: every disposable server is stopped (it also
-/// would be through PDEATHSIG, but only once this process is gone), and what the run wrote to a
-/// server it did not start is removed. Call once, before any server is used.
+/// would be through PDEATHSIG, but only once this process is gone), what the run wrote to a
+/// server it did not start is removed, and so are the durable stores' folders. Call once, before
+/// any server is used or folder made.
 pub fn stop_on_interrupt() -> anyhow::Result<()> {
     ctrlc::set_handler(|| {
         let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -384,6 +385,7 @@ pub fn stop_on_interrupt() -> anyhow::Result<()> {
                 }
             }
         }
+        crate::durable::remove_all();
         eprintln!("interrupted");
         std::process::exit(130);
     })

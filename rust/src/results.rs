@@ -29,9 +29,11 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 24] = [
+pub const OPTIONAL: [&str; 25] = [
     "families",
     "servers",
+    // Where the durable stores kept their files: the folder's file system and fsync latency.
+    "durable",
     // The servers that refused the readings of a split, with their words.
     "unsplit",
     "clients",

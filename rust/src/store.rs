@@ -73,6 +73,12 @@ pub trait Store<R: Request> {
         Ok(None)
     }
 
+    /// Closes a durable store and opens it again from what it keeps (its files), for the check
+    /// after each cell; `false` for a store that keeps nothing.
+    fn restart(&mut self) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+
     /// What a server reports it has done so far ([`crate::split`]), or `None` for a store that
     /// reports nothing (an in-process one, or a server that does not).
     fn reading(&mut self) -> anyhow::Result<Option<crate::split::Reading>> {

@@ -69,14 +69,14 @@ const A_LINK_CHANGED: [LinkRequest; 1] = [LinkRequest::Update {
 #[test]
 fn a_link_changed_behind_the_bench_fails_the_cell_on_every_store_with_a_digest() {
     let error = sabotaged::<_, _, LinksModel>(
-        &mut links::united_store().unwrap(),
+        &mut links::united_store(None).unwrap(),
         "links",
         "update",
         &A_LINK_CHANGED,
     );
     assert_caught(&error, "Doublets_United_Volatile");
     let error = sabotaged::<_, _, LinksModel>(
-        &mut links::split_store().unwrap(),
+        &mut links::split_store(None).unwrap(),
         "links",
         "each_all",
         &A_LINK_CHANGED,
@@ -155,7 +155,7 @@ fn a_key_changed_behind_the_bench_fails_the_cell_in_typical_usage() {
         (
             "Doublets_United_Volatile",
             sabotaged::<_, _, UsageModel>(
-                &mut typical::united_store().unwrap(),
+                &mut typical::united_store(None).unwrap(),
                 "typical",
                 "kv_get",
                 &changed,
@@ -164,7 +164,7 @@ fn a_key_changed_behind_the_bench_fails_the_cell_in_typical_usage() {
         (
             "Doublets_Split_Volatile",
             sabotaged::<_, _, UsageModel>(
-                &mut typical::split_store().unwrap(),
+                &mut typical::split_store(None).unwrap(),
                 "typical",
                 "kv_set",
                 &changed,

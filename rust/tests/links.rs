@@ -114,12 +114,12 @@ proptest! {
 
     #[test]
     fn united_store_matches_the_model(batches in workloads()) {
-        common::replay(&mut links::united_store().unwrap(), &batches, request)?;
+        common::replay(&mut links::united_store(None).unwrap(), &batches, request)?;
     }
 
     #[test]
     fn split_store_matches_the_model(batches in workloads()) {
-        common::replay(&mut links::split_store().unwrap(), &batches, request)?;
+        common::replay(&mut links::split_store(None).unwrap(), &batches, request)?;
     }
 }
 
@@ -140,8 +140,8 @@ fn every_operation_is_undone(store: &mut impl Store<LinkRequest>, name: &str) {
 
 #[test]
 fn every_operation_is_undone_on_doublets() {
-    every_operation_is_undone(&mut links::united_store().unwrap(), "united");
-    every_operation_is_undone(&mut links::split_store().unwrap(), "split");
+    every_operation_is_undone(&mut links::united_store(None).unwrap(), "united");
+    every_operation_is_undone(&mut links::split_store(None).unwrap(), "split");
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn loaded_model(count: u64) -> (Vec<LinkRequest>, LinksModel) {
 #[test]
 fn a_store_that_loses_links_fails_the_load() {
     let (background, mut model) = loaded_model(20);
-    let mut store = common::Forgetful::new(links::united_store().unwrap(), 5);
+    let mut store = common::Forgetful::new(links::united_store(None).unwrap(), 5);
     let tally = redis_vs_doublets::spec::Tally::new(20, 210);
     let error = harness::load(&mut store, &mut model, &background, tally, "forgetful")
         .unwrap_err()
@@ -190,7 +190,7 @@ fn a_store_that_loses_links_fails_the_checked_iteration() {
         .unwrap();
     let prepared: Prepared<'_, LinkRequest> = Prepared::new(delete, &[10, 10]).unwrap();
     let (background, mut model) = loaded_model(10);
-    let mut store = common::Forgetful::new(links::split_store().unwrap(), 5);
+    let mut store = common::Forgetful::new(links::split_store(None).unwrap(), 5);
     store.inner.run(&background, |_| {}).unwrap();
     let mut background = harness::Background {
         census: store.census().unwrap(),
@@ -234,7 +234,7 @@ fn a_wrong_answer_fails_the_checked_iteration() {
         .unwrap();
     let prepared: Prepared<'_, LinkRequest> = Prepared::new(identity, &[10, 5]).unwrap();
     let (background, mut model) = loaded_model(10);
-    let mut store = links::united_store().unwrap();
+    let mut store = links::united_store(None).unwrap();
     store.run(&background, |_| {}).unwrap();
     store.run(&[LinkRequest::Delete { id: 3 }], |_| {}).unwrap();
     let error = prepared

@@ -56,7 +56,7 @@ fn doublets_clients_share_one_store_and_every_reply_is_checked() {
     let spec = common::spec();
     let sizes = [256, 256];
     for id in ["each_outgoing", "update"] {
-        let store = Shared::new(links::united_store().unwrap());
+        let store = Shared::new(links::united_store(None).unwrap());
         let mut main = store.client();
         let mut model = LinksModel::default();
         let mut background = common::load(&mut main, &mut model, "links", &sizes, 256, id);
@@ -81,7 +81,7 @@ fn doublets_clients_share_one_store_and_every_reply_is_checked() {
 fn a_wrong_reply_under_load_fails_the_cell() {
     let spec = common::spec();
     let sizes = [256, 256];
-    let store = Shared::new(links::split_store().unwrap());
+    let store = Shared::new(links::split_store(None).unwrap());
     let mut main = store.client();
     let mut model = LinksModel::default();
     let mut background = common::load(&mut main, &mut model, "links", &sizes, 256, "damaged");
@@ -138,7 +138,7 @@ impl<C: Store<LinkRequest>> Store<LinkRequest> for Stalled<C> {
 #[test]
 fn a_client_kept_waiting_shows_as_its_slow_batch() {
     let sizes = [256, 256];
-    let store = Shared::new(links::united_store().unwrap());
+    let store = Shared::new(links::united_store(None).unwrap());
     let mut main = store.client();
     let mut model = LinksModel::default();
     let mut background = common::load(&mut main, &mut model, "links", &sizes, 256, "stalled");

@@ -17,7 +17,7 @@ fn stores_holding_almost_nothing_report_almost_nothing() {
         suite,
         "Doublets_United_Volatile",
         &sizes,
-        links::united_store,
+        || links::united_store(None),
     )
     .unwrap();
     assert_eq!(
@@ -45,7 +45,7 @@ fn a_store_that_fails_its_check_gives_no_figure() {
     let spec = load_spec().unwrap();
     let suite = spec.suite("links").unwrap();
     let error = memory::doublets::<LinkRequest, LinksModel, _>(suite, "lossy", &[30, 1], || {
-        Ok(common::Forgetful::new(links::split_store()?, 3))
+        Ok(common::Forgetful::new(links::split_store(None)?, 3))
     })
     .unwrap_err()
     .to_string();

@@ -109,8 +109,12 @@ macro_rules! on_every_store {
         let server = common::server();
         for scenario in scenarios($suite) {
             replay(&mut <$model>::default(), &scenario, "model");
-            replay(&mut $stores::united_store().unwrap(), &scenario, "united");
-            replay(&mut $stores::split_store().unwrap(), &scenario, "split");
+            replay(
+                &mut $stores::united_store(None).unwrap(),
+                &scenario,
+                "united",
+            );
+            replay(&mut $stores::split_store(None).unwrap(), &scenario, "split");
             for mode in Mode::ALL {
                 replay::<$request>(&mut common::redis(&server, mode), &scenario, mode.name());
             }

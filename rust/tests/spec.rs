@@ -10,7 +10,7 @@ families:
   - { id: doublets, env_value: doublets, sampling: { mode: linear, samples: 10, warm_up_seconds: 1, measurement_seconds: 2 } }
 family_env: TEST_FAMILY
 backends:
-  - { name: Doublets_United_Volatile, family: doublets, description: { en: u, ru: у } }
+  - { name: Doublets_United_Volatile, family: doublets, layout: united, description: { en: u, ru: у } }
 suites:
   - id: links
     name: { en: Links, ru: Связи }
@@ -54,7 +54,7 @@ fn the_real_spec_loads_with_every_operation() {
             "Each Incoming"
         ]
     );
-    assert_eq!(links.backends.len(), 11);
+    assert_eq!(links.backends.len(), 13);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
 }
 
@@ -139,11 +139,22 @@ fn error_unknown_backend_and_family() {
         "backends: [Doublets_Other]"
     )
     .contains("unknown backend"));
+    assert!(
+        error_of("family: doublets, layout", "family: cassandra, layout")
+            .contains("unknown family")
+    );
+    assert!(error_of("layout: united, ", "").contains("names its layout (united or split)"));
+    assert!(error_of("layout: united", "layout: diagonal").contains("unknown variant `diagonal`"));
     assert!(error_of(
-        "family: doublets, description",
-        "family: cassandra, description"
+        "env_value: doublets,",
+        "env_value: doublets, default: false,"
     )
-    .contains("unknown family"));
+    .contains("no family runs by default"));
+    assert!(error_of(
+        "env_value: doublets,",
+        "env_value: doublets, durable: { en: d, ru: д },"
+    )
+    .contains("a durable family needs durable_dir_env and durable_tmpfs_env"));
 }
 
 #[test]
@@ -173,10 +184,11 @@ fn sizes_come_from_the_environment_with_clear_errors() {
         .sizes_from(env(&[("TEST_B", "0")]))
         .unwrap_err()
         .contains("below its minimum"));
-    assert!(spec
-        .families_from(Some("redis".into()))
-        .unwrap_err()
-        .contains("TEST_FAMILY=\"redis\" is not one of doublets"));
+    let unknown = spec.families_from(Some("redis".into())).unwrap_err();
+    assert!(
+        unknown.contains("TEST_FAMILY=\"redis\": \"redis\" is not one of doublets"),
+        "{unknown}"
+    );
     assert_eq!(
         spec.families_from(Some("doublets".into())).unwrap().len(),
         1
@@ -621,7 +633,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     .map(drop)
     .unwrap_err();
     assert!(
-        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, redis, redis-unix, garnet)"),
+        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, garnet)"),
         "{error}"
     );
 }

@@ -58,12 +58,12 @@ proptest! {
 
     #[test]
     fn united_store_matches_the_model(batches in workloads()) {
-        common::replay(&mut typical::united_store().unwrap(), &batches, valid)?;
+        common::replay(&mut typical::united_store(None).unwrap(), &batches, valid)?;
     }
 
     #[test]
     fn split_store_matches_the_model(batches in workloads()) {
-        common::replay(&mut typical::split_store().unwrap(), &batches, valid)?;
+        common::replay(&mut typical::split_store(None).unwrap(), &batches, valid)?;
     }
 }
 
@@ -85,12 +85,12 @@ fn on_every_store(
         "model",
         one(&mut |r| harness::run(&mut model, std::slice::from_ref(r))),
     );
-    let mut united = typical::united_store().unwrap();
+    let mut united = typical::united_store(None).unwrap();
     check(
         "united",
         one(&mut |r| harness::run(&mut united, std::slice::from_ref(r))),
     );
-    let mut split = typical::split_store().unwrap();
+    let mut split = typical::split_store(None).unwrap();
     check(
         "split",
         one(&mut |r| harness::run(&mut split, std::slice::from_ref(r))),
@@ -221,9 +221,9 @@ fn numbers_out_of_range_are_refused_before_anything_is_written() {
         check("model", &mut |b| {
             harness::run(&mut UsageModel::default(), b)
         });
-        let mut united = typical::united_store().unwrap();
+        let mut united = typical::united_store(None).unwrap();
         check("united", &mut |b| harness::run(&mut united, b));
-        let mut split = typical::split_store().unwrap();
+        let mut split = typical::split_store(None).unwrap();
         check("split", &mut |b| harness::run(&mut split, b));
         let server = common::server();
         for mode in Mode::ALL {
@@ -261,8 +261,8 @@ fn every_operation_is_undone(store: &mut impl Store<UsageRequest>, name: &str) {
 
 #[test]
 fn every_operation_is_undone_on_every_store() {
-    every_operation_is_undone(&mut typical::united_store().unwrap(), "united");
-    every_operation_is_undone(&mut typical::split_store().unwrap(), "split");
+    every_operation_is_undone(&mut typical::united_store(None).unwrap(), "united");
+    every_operation_is_undone(&mut typical::split_store(None).unwrap(), "split");
     let server = common::server();
     for mode in Mode::ALL {
         every_operation_is_undone(&mut common::redis(&server, mode), mode.name());

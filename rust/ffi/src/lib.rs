@@ -7,33 +7,60 @@
 //!
 //! The caller must not create duplicate (source, target) pairs: they corrupt both stores' indexes.
 
-use std::{ffi::c_void, panic::AssertUnwindSafe};
+use std::{ffi::c_void, panic::AssertUnwindSafe, path::Path};
 
 use doublets::{
     data::{Flow, LinksConstants},
-    mem::Global,
-    parts::{DataPart, IndexPart, LinkPart},
-    split, unit, Doublets, Links,
+    Doublets, Links,
+};
+use redis_vs_doublets::{
+    durable::{self, Folder, StoreFolder},
+    memory::{self, Split, United},
 };
 
-type United = unit::Store<u64, Global<LinkPart<u64>>>;
-type Split = split::Store<u64, Global<DataPart<u64>>, Global<IndexPart<u64>>>;
-
-/// A store of either layout. One exists per store and lives in a Box, so the size difference of
-/// the variants costs nothing.
+/// A store of either layout, on the heap or on files. One exists per store and lives in a Box,
+/// so the size difference of the variants costs nothing.
 #[allow(clippy::large_enum_variant)]
-pub enum Store {
+pub enum Inner {
     United(United),
     Split(Split),
+}
+
+/// A store and, for a durable one, its folder and how it was opened (declared after the store,
+/// so the folder goes once nothing maps its files).
+pub struct Store {
+    inner: Inner,
+    files: Option<(StoreFolder, i32, i32)>,
 }
 
 macro_rules! with_store {
     ($store:expr, $s:ident => $body:expr) => {
         match $store {
-            Store::United($s) => $body,
-            Store::Split($s) => $body,
+            Store {
+                inner: Inner::United($s),
+                ..
+            } => $body,
+            Store {
+                inner: Inner::Split($s),
+                ..
+            } => $body,
         }
     };
+}
+
+/// Opens a store of `layout` (0 united, 1 split) with external references where `external` is
+/// non-zero: on the heap, or mapped from files in `folder`, as the Rust benches' stores are.
+fn open(layout: i32, external: i32, folder: Option<&Path>) -> anyhow::Result<Inner> {
+    let constants = if external != 0 {
+        LinksConstants::external()
+    } else {
+        LinksConstants::internal()
+    };
+    Ok(match layout {
+        0 => Inner::United(memory::united(folder, constants)?.0),
+        1 => Inner::Split(memory::split(folder, constants)?.0),
+        _ => anyhow::bail!("unknown layout {layout}"),
+    })
 }
 
 /// What every call returns.
@@ -76,29 +103,201 @@ fn status<T>(result: Result<T, doublets::Error<u64>>, out: *mut T) -> Status {
 /// `out` must be a valid pointer.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_new(layout: i32, external: i32, out: *mut *mut Store) -> Status {
-    if out.is_null() {
+    if out.is_null() || !(0..=1).contains(&layout) {
+        return Status::BadArgument;
+    }
+    let made = || open(layout, external, None).map(|inner| Store { inner, files: None });
+    // SAFETY: checked non-null above.
+    guard(|| unsafe { hand_out(made(), out) })
+}
+
+/// Writes a new store's handle to `out`: `Ok`, or `Failed` where the store could not be made.
+///
+/// # Safety
+/// `out` must be a valid pointer.
+unsafe fn hand_out(store: anyhow::Result<Store>, out: *mut *mut Store) -> Status {
+    match store {
+        Ok(store) => {
+            // SAFETY: the caller passes a valid pointer.
+            unsafe { *out = Box::into_raw(Box::new(store)) };
+            Status::Ok
+        }
+        Err(_) => Status::Failed,
+    }
+}
+
+/// The run's folder for durable stores ([`redis_vs_doublets::durable::Folder`]), as the Rust
+/// bench makes it: inside `dir` (the spec's durable_dir_env; the system's temporary folder when
+/// empty), refused on tmpfs unless `allow_tmpfs` is non-zero, and when it has less free space than
+/// the stores of the families named in `families` (comma-separated ids) need at `sizes` (the spec's
+/// sizes in order). The checkout at `root` gives the spec. Writes the handle to `folder` and what
+/// the folder lies on (or the refusal) as [`answer`] writes it. Freed by `durable_folder_free`.
+///
+/// # Safety
+/// The texts must point at their lengths of UTF-8, `sizes` at `sizes_len` numbers, `folder` be
+/// valid, `out` point at `capacity` writable bytes and `written` be valid.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn durable_folder(
+    root: *const u8,
+    root_len: usize,
+    dir: *const u8,
+    dir_len: usize,
+    allow_tmpfs: i32,
+    families: *const u8,
+    families_len: usize,
+    sizes: *const u64,
+    sizes_len: usize,
+    folder: *mut *mut Folder,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if folder.is_null() || out.is_null() || written.is_null() || sizes.is_null() {
         return Status::BadArgument;
     }
     guard(|| {
-        let constants = if external != 0 {
-            LinksConstants::external()
-        } else {
-            LinksConstants::internal()
-        };
-        let store = match layout {
-            0 => United::with_constants(Global::new(), constants).map(Store::United),
-            1 => Split::with_constants(Global::new(), Global::new(), constants).map(Store::Split),
-            _ => return Status::BadArgument,
-        };
-        match store {
-            Ok(store) => {
-                // SAFETY: checked non-null above.
-                unsafe { *out = Box::into_raw(Box::new(store)) };
-                Status::Ok
-            }
-            Err(_) => Status::Failed,
-        }
+        let made = (|| {
+            // SAFETY: the caller passes the texts' and the sizes' lengths.
+            let (root, dir, families, sizes) = unsafe {
+                (
+                    text(root, root_len)?,
+                    text(dir, dir_len)?,
+                    text(families, families_len)?,
+                    std::slice::from_raw_parts(sizes, sizes_len),
+                )
+            };
+            let spec = redis_vs_doublets::spec::Spec::load(
+                &Path::new(root).join(redis_vs_doublets::spec::SPEC_PATH),
+                &redis_vs_doublets::check_request,
+            )?;
+            let families: Vec<String> = families.split(',').map(String::from).collect();
+            let needed = durable::needed(&spec, &families, sizes);
+            let get = |var: &str| {
+                if var == spec.durable_dir_env {
+                    Some(dir.to_string())
+                } else if var == spec.durable_tmpfs_env {
+                    Some(if allow_tmpfs != 0 { "1" } else { "0" }.to_string())
+                } else {
+                    None
+                }
+            };
+            Folder::new(&spec, get, needed)
+        })();
+        let described = made.map(|made| {
+            let text = made.describe.clone();
+            // SAFETY: checked non-null above.
+            unsafe { *folder = Box::into_raw(Box::new(made)) };
+            text
+        });
+        // SAFETY: as the caller passes them.
+        unsafe { answer(described, out, capacity, written) }
     })
+}
+
+/// Removes the run's folder for durable stores, with whatever is left in it.
+///
+/// # Safety
+/// `folder` must come from `durable_folder` and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn durable_folder_free(folder: *mut Folder) {
+    if !folder.is_null() {
+        // SAFETY: the caller gives back a handle of ours exactly once.
+        drop(unsafe { Box::from_raw(folder) });
+    }
+}
+
+/// The path of the run's folder for durable stores, as [`answer`] writes it.
+///
+/// # Safety
+/// `folder` must be a live handle from `durable_folder`, `out` point at `capacity` writable bytes
+/// and `written` be valid.
+#[no_mangle]
+pub unsafe extern "C" fn durable_folder_path(
+    folder: *const Folder,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    let Some(folder) = (unsafe { folder.as_ref() }) else {
+        return Status::BadArgument;
+    };
+    if out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    let path = folder.path().display().to_string();
+    // SAFETY: as the caller passes them.
+    guard(|| unsafe { answer(Ok(path), out, capacity, written) })
+}
+
+/// For an interrupt: removes every run folder for durable stores that exists now.
+#[no_mangle]
+pub extern "C" fn durable_remove_all() {
+    durable::remove_all();
+}
+
+/// Creates a durable store as `doublets_new` does, its memory mapped from files in a folder of
+/// its own named `name` in the run's `folder`, removed when the store is freed.
+///
+/// # Safety
+/// `folder` must be a live handle from `durable_folder`, `name` point at `name_len` bytes of
+/// UTF-8 and `out` be valid.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_open(
+    layout: i32,
+    external: i32,
+    folder: *const Folder,
+    name: *const u8,
+    name_len: usize,
+    out: *mut *mut Store,
+) -> Status {
+    if out.is_null() || !(0..=1).contains(&layout) {
+        return Status::BadArgument;
+    }
+    // SAFETY: the caller passes a live handle of ours or null.
+    let Some(folder) = (unsafe { folder.as_ref() }) else {
+        return Status::BadArgument;
+    };
+    let made = || {
+        // SAFETY: the caller passes `name_len` readable bytes.
+        let files = folder.store(unsafe { text(name, name_len)? })?;
+        let inner = open(layout, external, Some(files.path()))?;
+        anyhow::Ok(Store {
+            inner,
+            files: Some((files, layout, external)),
+        })
+    };
+    // SAFETY: checked non-null above.
+    guard(|| unsafe { hand_out(made(), out) })
+}
+
+/// Closes a durable store and opens it again from its files, as the Rust benches' stores do
+/// after each cell ([`redis_vs_doublets::durable::sync`], then the files opened again). `NotFound`
+/// for a store on the heap, which keeps nothing; `Failed` when the files cannot be synced or
+/// opened.
+///
+/// # Safety
+/// `store` must be a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn doublets_restart(store: *mut Store) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    unsafe {
+        with_handle(store, |s| {
+            let Some((folder, layout, external)) = &s.files else {
+                return Status::NotFound;
+            };
+            let reopened = durable::sync(folder.path())
+                .and_then(|()| open(*layout, *external, Some(folder.path())));
+            match reopened {
+                Ok(inner) => {
+                    s.inner = inner;
+                    Status::Ok
+                }
+                Err(_) => Status::Failed,
+            }
+        })
+    }
 }
 
 /// Frees a store.

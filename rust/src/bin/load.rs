@@ -147,14 +147,14 @@ fn run() -> anyhow::Result<()> {
             "links" => run.suite::<LinkRequest, LinksModel, _, _>(
                 suite,
                 &servers,
-                links::united_store,
-                links::split_store,
+                || links::united_store(None),
+                || links::split_store(None),
             )?,
             "typical" => run.suite::<UsageRequest, UsageModel, _, _>(
                 suite,
                 &servers,
-                typical::united_store,
-                typical::split_store,
+                || typical::united_store(None),
+                || typical::split_store(None),
             )?,
             "payload" => {}
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),

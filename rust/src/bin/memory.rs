@@ -203,30 +203,26 @@ fn child(spec: &Spec, suite: &str, backend: &str, b: &str) -> anyhow::Result<()>
         .suite(suite)
         .with_context(|| format!("{}: no suite \"{suite}\"", spec.path))?;
     let figure = match (suite.id.as_str(), backend) {
-        ("links", "Doublets_United_Volatile") => memory::doublets::<LinkRequest, LinksModel, _>(
-            suite,
-            backend,
-            &sizes,
-            links::united_store,
-        ),
-        ("links", "Doublets_Split_Volatile") => memory::doublets::<LinkRequest, LinksModel, _>(
-            suite,
-            backend,
-            &sizes,
-            links::split_store,
-        ),
-        ("typical", "Doublets_United_Volatile") => memory::doublets::<UsageRequest, UsageModel, _>(
-            suite,
-            backend,
-            &sizes,
-            typical::united_store,
-        ),
-        ("typical", "Doublets_Split_Volatile") => memory::doublets::<UsageRequest, UsageModel, _>(
-            suite,
-            backend,
-            &sizes,
-            typical::split_store,
-        ),
+        ("links", "Doublets_United_Volatile") => {
+            memory::doublets::<LinkRequest, LinksModel, _>(suite, backend, &sizes, || {
+                links::united_store(None)
+            })
+        }
+        ("links", "Doublets_Split_Volatile") => {
+            memory::doublets::<LinkRequest, LinksModel, _>(suite, backend, &sizes, || {
+                links::split_store(None)
+            })
+        }
+        ("typical", "Doublets_United_Volatile") => {
+            memory::doublets::<UsageRequest, UsageModel, _>(suite, backend, &sizes, || {
+                typical::united_store(None)
+            })
+        }
+        ("typical", "Doublets_Split_Volatile") => {
+            memory::doublets::<UsageRequest, UsageModel, _>(suite, backend, &sizes, || {
+                typical::split_store(None)
+            })
+        }
         _ => bail!("no doublets store {backend} for the suite {}", suite.id),
     }?;
     println!("{}", serde_json::to_string(&figure)?);

@@ -1,11 +1,17 @@
 //! Links in doublets 0.18, in memory: the united and the split store.
 
-use anyhow::{anyhow, bail};
-use doublets::{data::Flow, split, unit, Doublets};
+use std::path::Path;
+
+use anyhow::bail;
+use doublets::{
+    data::{Flow, LinksConstants},
+    Doublets,
+};
 
 use super::{Link, LinkRequest, Query};
 use crate::{
-    memory::{Blocks, Footprint},
+    durable::{Reopen, StoreFolder},
+    memory::{self, Blocks, Footprint, Split, United},
     store::{Census, SharedRead, Store},
 };
 
@@ -15,13 +21,25 @@ pub struct DoubletsLinks<S> {
     store: S,
     any: u64,
     blocks: Blocks,
+    /// A durable store's folder and how it opens its files again (declared after the store, so
+    /// the folder goes once nothing maps them).
+    files: Option<Reopen<S>>,
 }
 
 impl<S: Doublets<u64>> DoubletsLinks<S> {
-    /// The store and the memory blocks it was given.
-    fn new(store: S, blocks: Blocks) -> Self {
+    /// Opens the store with `open`: on the heap, or from files in `folder`.
+    fn open(
+        folder: Option<StoreFolder>,
+        open: fn(Option<&Path>) -> anyhow::Result<(S, Blocks)>,
+    ) -> anyhow::Result<Self> {
+        let (store, blocks, files) = Reopen::open(folder, open)?;
         let any = store.constants().any;
-        Self { store, any, blocks }
+        Ok(Self {
+            store,
+            any,
+            blocks,
+            files,
+        })
     }
 
     pub fn store(&self) -> &S {
@@ -31,23 +49,22 @@ impl<S: Doublets<u64>> DoubletsLinks<S> {
     pub fn store_mut(&mut self) -> &mut S {
         &mut self.store
     }
+
+    /// Where a durable store keeps its files.
+    pub fn folder(&self) -> Option<&Path> {
+        self.files.as_ref().map(Reopen::folder)
+    }
 }
 
-/// Links and their indexes in one memory block. Creating it reserves and zero-fills 64 MiB.
-pub fn united_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
-    let mut blocks = Blocks::default();
-    let store = unit::Store::<u64, _>::new(blocks.block())
-        .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
-    Ok(DoubletsLinks::new(store, blocks))
+/// Links and their indexes in one memory block: on the heap, or mapped from a file in `folder`.
+pub fn united_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsLinks<United>> {
+    DoubletsLinks::open(folder, |files| memory::united(files, LinksConstants::new()))
 }
 
-/// Link data and index trees in separate blocks. Creating it reserves and zero-fills 80 MiB.
-pub fn split_store() -> anyhow::Result<DoubletsLinks<impl Doublets<u64>>> {
-    let mut blocks = Blocks::default();
-    let (data, index) = (blocks.block(), blocks.block());
-    let store = split::Store::<u64, _, _>::new(data, index)
-        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
-    Ok(DoubletsLinks::new(store, blocks))
+/// Link data and index trees in separate blocks: on the heap, or mapped from two files in
+/// `folder`.
+pub fn split_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsLinks<Split>> {
+    DoubletsLinks::open(folder, |files| memory::split(files, LinksConstants::new()))
 }
 
 impl<S> Footprint for DoubletsLinks<S> {
@@ -114,5 +131,13 @@ impl<S: Doublets<u64>> Store<LinkRequest> for DoubletsLinks<S> {
 
     fn digest(&mut self) -> anyhow::Result<Option<String>> {
         Ok(Some(crate::digest::shown(&self.store)))
+    }
+
+    fn restart(&mut self) -> anyhow::Result<bool> {
+        let Some(files) = &self.files else {
+            return Ok(false);
+        };
+        (self.store, self.blocks) = files.again()?;
+        Ok(true)
     }
 }

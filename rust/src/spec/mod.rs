@@ -248,6 +248,10 @@ mod wire {
         pub families: Vec<Family>,
         pub family_env: String,
         #[serde(default)]
+        pub durable_dir_env: String,
+        #[serde(default)]
+        pub durable_tmpfs_env: String,
+        #[serde(default)]
         pub server_env: String,
         #[serde(default)]
         pub client_env: String,
@@ -305,7 +309,14 @@ mod wire {
     pub struct Family {
         pub id: Spanned<String>,
         pub env_value: String,
+        #[serde(default = "yes")]
+        pub default: bool,
         pub sampling: Spanned<Sampling>,
+        pub durable: Option<Text>,
+    }
+
+    fn yes() -> bool {
+        true
     }
 
     #[derive(Deserialize)]
@@ -352,6 +363,7 @@ mod wire {
         pub name: Spanned<String>,
         pub family: Spanned<String>,
         pub server: Option<Spanned<String>>,
+        pub layout: Option<Spanned<super::Layout>>,
         pub description: Text,
     }
 
@@ -427,7 +439,20 @@ pub struct Size {
 pub struct Family {
     pub id: String,
     pub env_value: String,
+    /// Run when the family variable does not say.
+    pub default: bool,
     pub sampling: Sampling,
+    /// For a family whose stores keep their data in files: when a write is durable.
+    pub durable: Option<Text>,
+}
+
+/// How a doublets store lays out its memory: links and their indexes in one block, or the links'
+/// data and the index trees in two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    United,
+    Split,
 }
 
 /// A RESP server the redis family can run on, and how a disposable one starts.
@@ -522,6 +547,8 @@ pub struct Backend {
     pub family: String,
     /// The server a redis-family backend runs on.
     pub server: Option<String>,
+    /// How an in-process (doublets) backend lays out its store.
+    pub layout: Option<Layout>,
     pub description: Text,
 }
 
@@ -592,6 +619,10 @@ pub struct Spec {
     pub sizes: Vec<Size>,
     pub families: Vec<Family>,
     pub family_env: String,
+    /// The variable naming where the durable families make their temporary folder.
+    pub durable_dir_env: String,
+    /// The variable that allows that folder to be on tmpfs.
+    pub durable_tmpfs_env: String,
     pub server_env: String,
     /// The variable that picks the C# bench's clients.
     pub client_env: String,
@@ -866,25 +897,34 @@ impl Spec {
         Ok(values)
     }
 
-    /// The families to run: all of them, or the one named by the family variable.
+    /// The families to run: those the family variable names (comma-separated), else those run by
+    /// default.
     pub fn families_from(&self, value: Option<String>) -> Result<Vec<&Family>, String> {
-        match value.as_deref().map(str::trim) {
-            None | Some("") => Ok(self.families.iter().collect()),
-            Some(value) => self
-                .families
-                .iter()
-                .find(|f| f.env_value == value)
-                .map(|f| vec![f])
-                .ok_or_else(|| {
-                    let known: Vec<_> =
-                        self.families.iter().map(|f| f.env_value.as_str()).collect();
-                    format!(
-                        "{}={value:?} is not one of {}",
-                        self.family_env,
-                        known.join(", ")
-                    )
-                }),
-        }
+        let defaults = self.families.iter().filter(|f| f.default).collect();
+        pick(
+            &self.family_env,
+            value,
+            &self.families,
+            |f| &f.env_value,
+            defaults,
+        )
+    }
+
+    /// The ids of the families a run measures when the family variable does not say: a whole
+    /// round's.
+    pub fn default_families(&self) -> Vec<String> {
+        self.families
+            .iter()
+            .filter(|f| f.default)
+            .map(|f| f.id.clone())
+            .collect()
+    }
+
+    /// Whether any of `families` keeps its stores' data in files.
+    pub fn durable(&self, families: &[String]) -> bool {
+        self.families
+            .iter()
+            .any(|f| f.durable.is_some() && families.contains(&f.id))
     }
 }
 
@@ -1075,6 +1115,16 @@ impl Resolver<'_> {
             });
         }
 
+        if let Some(first) = wire
+            .families
+            .first()
+            .filter(|_| wire.families.iter().all(|f| !f.default))
+        {
+            return Err(self.error(
+                &first.id,
+                "no family runs by default: mark one `default: true`",
+            ));
+        }
         let mut families = Vec::new();
         for family in wire.families {
             let sampling = &family.sampling.value;
@@ -1087,10 +1137,21 @@ impl Resolver<'_> {
                     "sampling needs at least 10 samples and positive times",
                 ));
             }
+            if family.durable.is_some()
+                && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty())
+            {
+                return Err(self.error(
+                    &family.id,
+                    "a durable family needs durable_dir_env and durable_tmpfs_env, the variables \
+                     that place its files",
+                ));
+            }
             families.push(Family {
                 id: family.id.value,
                 env_value: family.env_value,
+                default: family.default,
                 sampling: family.sampling.value,
+                durable: family.durable,
             });
         }
 
@@ -1167,10 +1228,23 @@ impl Resolver<'_> {
                 }
                 (None, false) => None,
             };
+            let layout = match (&backend.layout, &server) {
+                (Some(layout), Some(_)) => {
+                    return Err(self.error(layout, "a backend on a server has no layout"))
+                }
+                (None, None) => {
+                    return Err(self.error(
+                        &backend.name,
+                        "an in-process backend names its layout (united or split)",
+                    ))
+                }
+                (layout, _) => layout.as_ref().map(|l| l.value),
+            };
             backends.push(Backend {
                 name: backend.name.value,
                 family: backend.family.value,
                 server,
+                layout,
                 description: backend.description,
             });
         }
@@ -1298,6 +1372,8 @@ impl Resolver<'_> {
             sizes,
             families,
             family_env: wire.family_env,
+            durable_dir_env: wire.durable_dir_env,
+            durable_tmpfs_env: wire.durable_tmpfs_env,
             server_env: wire.server_env,
             client_env: wire.client_env,
             servers,

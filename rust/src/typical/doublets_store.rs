@@ -12,16 +12,19 @@
 //! Every change is ordered so that no two links ever share a (source, target) pair, which would
 //! corrupt doublets' indexes: a new node starts at (0, 0), which is never indexed.
 
-use anyhow::{anyhow, bail};
+use std::path::Path;
+
+use anyhow::bail;
 use doublets::{
     data::{Flow, LinksConstants},
     sequences::{AddressToRawNumberConverter, RawNumberToAddressConverter},
-    split, unit, Doublets, Link,
+    Doublets, Link,
 };
 
 use super::{Entry, UsageRequest, MAX};
 use crate::{
-    memory::{Blocks, Footprint},
+    durable::{Reopen, StoreFolder},
+    memory::{self, Blocks, Footprint, Split, United},
     store::{Census, Request, SharedRead, Store},
 };
 
@@ -33,6 +36,9 @@ pub struct DoubletsUsage<S> {
     /// The head link (first, last) of the queue.
     queue: u64,
     blocks: Blocks,
+    /// A durable store's folder and how it opens its files again (declared after the store, so
+    /// the folder goes once nothing maps them).
+    files: Option<Reopen<S>>,
 }
 
 impl<S> Footprint for DoubletsUsage<S> {
@@ -41,21 +47,20 @@ impl<S> Footprint for DoubletsUsage<S> {
     }
 }
 
-/// The united store (one memory block), with external references.
-pub fn united_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
-    let mut blocks = Blocks::default();
-    let store = unit::Store::<u64, _>::with_constants(blocks.block(), LinksConstants::external())
-        .map_err(|e| anyhow!("cannot create a united store: {e}"))?;
-    DoubletsUsage::new(store, blocks)
+/// The united store (one memory block), with external references: on the heap, or mapped from a
+/// file in `folder`.
+pub fn united_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsUsage<United>> {
+    DoubletsUsage::open(folder, |files| {
+        memory::united(files, LinksConstants::external())
+    })
 }
 
-/// The split store (data and indexes apart), with external references.
-pub fn split_store() -> anyhow::Result<DoubletsUsage<impl Doublets<u64>>> {
-    let mut blocks = Blocks::default();
-    let (data, index) = (blocks.block(), blocks.block());
-    let store = split::Store::<u64, _, _>::with_constants(data, index, LinksConstants::external())
-        .map_err(|e| anyhow!("cannot create a split store: {e}"))?;
-    DoubletsUsage::new(store, blocks)
+/// The split store (data and indexes apart), with external references: on the heap, or mapped
+/// from two files in `folder`.
+pub fn split_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsUsage<Split>> {
+    DoubletsUsage::open(folder, |files| {
+        memory::split(files, LinksConstants::external())
+    })
 }
 
 fn raw(number: u64) -> u64 {
@@ -73,8 +78,13 @@ fn number(raw: u64) -> u64 {
 }
 
 impl<S: Doublets<u64>> DoubletsUsage<S> {
-    /// The store and the memory blocks it was given, with the set's and the queue's own links.
-    fn new(mut store: S, blocks: Blocks) -> anyhow::Result<Self> {
+    /// Opens the store with `open` (on the heap, or from files in `folder`) and makes the set's
+    /// and the queue's own links.
+    fn open(
+        folder: Option<StoreFolder>,
+        open: fn(Option<&Path>) -> anyhow::Result<(S, Blocks)>,
+    ) -> anyhow::Result<Self> {
+        let (mut store, blocks, files) = Reopen::open(folder, open)?;
         let any = store.constants().any;
         let set = store.create_point()?;
         let queue = store.create()?;
@@ -84,7 +94,13 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
             set,
             queue,
             blocks,
+            files,
         })
+    }
+
+    /// Where a durable store keeps its files.
+    pub fn folder(&self) -> Option<&Path> {
+        self.files.as_ref().map(Reopen::folder)
     }
 
     /// One request, which must already be validated ([`UsageRequest::check`]).
@@ -273,5 +289,14 @@ impl<S: Doublets<u64>> Store<UsageRequest> for DoubletsUsage<S> {
 
     fn digest(&mut self) -> anyhow::Result<Option<String>> {
         Ok(Some(crate::digest::shown(&self.store)))
+    }
+
+    /// The set's and the queue's links keep their ids: they are links of the files.
+    fn restart(&mut self) -> anyhow::Result<bool> {
+        let Some(files) = &self.files else {
+            return Ok(false);
+        };
+        (self.store, self.blocks) = files.again()?;
+        Ok(true)
     }
 }

@@ -1,0 +1,240 @@
+//! Durable stores (doublets on files): every operation of both suites passes every check with the
+//! store closed and opened again from its files after each cell; files that lost a write fail the
+//! cell; the run's folder is refused on tmpfs or short of space, and nothing is left behind.
+
+mod common;
+
+use std::{
+    os::unix::fs::FileExt,
+    path::{Path, PathBuf},
+};
+
+use redis_vs_doublets::{
+    durable::{self, Folder},
+    harness::{self, Prepared},
+    links::{self, LinkRequest, LinksModel},
+    repository,
+    spec::Spec,
+    store::{Census, Model, Request, Store},
+    typical::{self, UsageModel, UsageRequest},
+};
+
+const SIZES: [u64; 2] = [10, 5];
+
+/// A run folder in target/, which lies on the disk the build uses (the system's temporary folder
+/// may be tmpfs), as BENCHMARK_DURABLE_DIR would name it.
+fn folder(spec: &Spec) -> Folder {
+    let target = repository().join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    let dir = target.display().to_string();
+    Folder::new(
+        spec,
+        |var| (var == spec.durable_dir_env).then(|| dir.clone()),
+        1 << 20,
+    )
+    .unwrap()
+}
+
+/// Every operation of `suite` on `store` as the bench runs it: each cell must end with a restart
+/// and the check after it.
+fn every_cell<R: Request, M: Model<R>>(store: &mut impl Store<R>, suite: &str, name: &str) {
+    let spec = common::spec();
+    let mut model = M::default();
+    let mut background = common::load(store, &mut model, suite, &SIZES, 20, name);
+    for operation in &spec.suite(suite).unwrap().operations {
+        let prepared = Prepared::<R>::new(operation, &SIZES).unwrap();
+        let cell = format!("{}/{name}", operation.id);
+        let took = harness::cell(&prepared, store, &mut background, &cell, |store| {
+            prepared.measure(store, &cell);
+        })
+        .unwrap();
+        assert!(took.restart.is_some(), "{cell}: no restart");
+    }
+}
+
+#[test]
+fn every_operation_passes_every_check_with_a_restart_after_each_cell() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    assert!(
+        run.describe.contains("not tmpfs") && run.describe.contains("fdatasync of 4 KiB"),
+        "{}",
+        run.describe
+    );
+    let mut left: Vec<PathBuf> = Vec::new();
+    let mut files = |folder: Option<&Path>| left.push(folder.unwrap().to_path_buf());
+
+    let mut store = links::united_store(Some(run.store("links-united").unwrap())).unwrap();
+    files(store.folder());
+    every_cell::<_, LinksModel>(&mut store, "links", "Doublets_United_NonVolatile");
+    drop(store);
+    let mut store = links::split_store(Some(run.store("links-split").unwrap())).unwrap();
+    files(store.folder());
+    every_cell::<_, LinksModel>(&mut store, "links", "Doublets_Split_NonVolatile");
+    drop(store);
+    let mut store = typical::united_store(Some(run.store("typical-united").unwrap())).unwrap();
+    files(store.folder());
+    every_cell::<_, UsageModel>(&mut store, "typical", "Doublets_United_NonVolatile");
+    drop(store);
+    let mut store = typical::split_store(Some(run.store("typical-split").unwrap())).unwrap();
+    files(store.folder());
+    every_cell::<_, UsageModel>(&mut store, "typical", "Doublets_Split_NonVolatile");
+    drop(store);
+
+    for folder in &left {
+        assert!(!folder.exists(), "{} outlived its store", folder.display());
+    }
+    let path = run.path().to_path_buf();
+    drop(run);
+    assert!(!path.exists(), "{} outlived the run", path.display());
+}
+
+/// A store whose files lose one write before each restart: the bytes at `offset` of `file` in its
+/// folder are zeroed, as if the link's last write there had never reached the file.
+struct LostWrite<S> {
+    inner: S,
+    file: PathBuf,
+    offset: u64,
+}
+
+impl<R: Request, S: Store<R>> Store<R> for LostWrite<S> {
+    fn run(&mut self, batch: &[R], found: impl FnMut(R::Found)) -> anyhow::Result<()> {
+        self.inner.run(batch, found)
+    }
+
+    fn census(&mut self) -> anyhow::Result<Census> {
+        self.inner.census()
+    }
+
+    fn digest(&mut self) -> anyhow::Result<Option<String>> {
+        self.inner.digest()
+    }
+
+    fn restart(&mut self) -> anyhow::Result<bool> {
+        let file = std::fs::OpenOptions::new().write(true).open(&self.file)?;
+        file.write_all_at(&[0; 16], self.offset)?;
+        self.inner.restart()
+    }
+}
+
+/// The cell `update` on `store` with a lost write: the cell's error.
+fn lost<S: Store<LinkRequest>>(store: S, file: PathBuf, offset: u64) -> String {
+    let spec = common::spec();
+    let suite = spec.suite("links").unwrap();
+    let update = suite.operations.iter().find(|o| o.id == "update").unwrap();
+    let prepared = Prepared::<LinkRequest>::new(update, &SIZES).unwrap();
+    let mut store = LostWrite {
+        inner: store,
+        file,
+        offset,
+    };
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut store, &mut model, "links", &SIZES, 20, "lost");
+    harness::cell(&prepared, &mut store, &mut background, "cell", |store| {
+        prepared.measure(store, "cell");
+    })
+    .expect_err("a store that lost a write passed its restart")
+    .to_string()
+}
+
+#[test]
+fn files_that_lost_a_write_fail_the_cell_after_the_restart() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    // Link 3's source and target: in the united store's one file a link takes 64 bytes, in the
+    // split store's data file 16.
+    let store = links::united_store(Some(run.store("united").unwrap())).unwrap();
+    let file = store.folder().unwrap().join("links");
+    let error = lost(store, file, 3 * 64);
+    let split = links::split_store(Some(run.store("split").unwrap())).unwrap();
+    let file = split.folder().unwrap().join("data");
+    for (store, error) in [("united", error), ("split", lost(split, file, 3 * 16))] {
+        assert!(
+            error.contains("cell: the background is damaged")
+                && error.contains("(after closing the store and opening it again)"),
+            "{store}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_folder_on_tmpfs_or_short_of_space_is_refused_before_any_work() {
+    let spec = common::spec();
+    let shm = Path::new("/dev/shm");
+    let (dir_env, tmpfs_env) = (&spec.durable_dir_env, &spec.durable_tmpfs_env);
+    let on = |dir: &str, tmpfs: Option<&str>| {
+        let (dir, tmpfs) = (dir.to_string(), tmpfs.map(String::from));
+        move |var: &str| {
+            if var == dir_env {
+                Some(dir.clone())
+            } else if var == tmpfs_env {
+                tmpfs.clone()
+            } else {
+                None
+            }
+        }
+    };
+    if shm.is_dir()
+        && std::fs::read_to_string("/proc/mounts")
+            .unwrap()
+            .contains(" /dev/shm tmpfs ")
+    {
+        let error = Folder::new(&spec, on("/dev/shm", None), 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.contains("BENCHMARK_DURABLE_DIR=/dev/shm is on tmpfs")
+                && error.contains("BENCHMARK_DURABLE_ALLOW_TMPFS=1"),
+            "{error}"
+        );
+        let allowed = Folder::new(&spec, on("/dev/shm", Some("1")), 1).unwrap();
+        assert!(
+            allowed.describe.contains("tmpfs allowed"),
+            "{}",
+            allowed.describe
+        );
+    }
+    let target = repository().join("target").display().to_string();
+    let error = Folder::new(&spec, on(&target, None), u64::MAX)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("MiB free, but the durable stores' files need about"),
+        "{error}"
+    );
+    let error = Folder::new(&spec, on("/no/such/folder", None), 1)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("BENCHMARK_DURABLE_DIR=/no/such/folder: not a folder"),
+        "{error}"
+    );
+    let needed = durable::needed(&spec, &["doublets-file".to_string()], &[1_000_000, 1000]);
+    assert!(needed > 80 << 20, "{needed}");
+    assert_eq!(
+        durable::needed(&spec, &["doublets".to_string()], &[1000, 100]),
+        0
+    );
+}
+
+#[test]
+fn the_file_stores_keep_the_typical_suites_set_and_queue_across_a_restart() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    let mut store = typical::split_store(Some(run.store("typical").unwrap())).unwrap();
+    let mut model = UsageModel::default();
+    let background = common::load(&mut store, &mut model, "typical", &SIZES, 20, "typical");
+    let digest = background.digest.clone();
+    assert!(store.restart().unwrap());
+    assert_eq!(store.digest().unwrap(), digest);
+    let mut found = Vec::new();
+    store
+        .run(&[UsageRequest::LPop, UsageRequest::SIsMember(3)], |e| {
+            found.push(e)
+        })
+        .unwrap();
+    assert_eq!(found.len(), 2, "{found:?}");
+}
