@@ -68,6 +68,22 @@ public class SpecTests
     }
 
     [Fact]
+    public void TheEstimateIsTheRustSides()
+    {
+        using var estimate = new Estimate(RedisFixture.Root, [1000, 100]);
+        // The doublets family's warm-up and sampling (0.5 s and 1 s), one cell, and its check.
+        var cell = estimate.Cell("links", "create", "Doublets_United_Volatile", null);
+        Assert.Equal(1, cell.Cells);
+        Assert.Equal(1.5, cell.Sampling, 6);
+        Assert.True(cell.Checks > 0);
+        // each_all through FreeRedis reports every link at the client's own cost per item, beyond the sampling.
+        Assert.True(estimate.Cell("links", "each_all", "Redis_NonTransaction", "FreeRedis").Beyond
+            >= estimate.Cell("links", "each_all", "Redis_NonTransaction", null).Beyond);
+        Assert.True(estimate.Load("links", "Redis_Pipeline") > estimate.Load("links", "Doublets_Split_Volatile"));
+        Assert.Contains("cannot estimate create/Nowhere", Assert.Throws<InvalidOperationException>(() => estimate.Cell("links", "create", "Nowhere", null)).Message);
+    }
+
+    [Fact]
     public void TheClientVariablePicksClientsAsTheRustSideReadsIt()
     {
         // The same choices and refusals as rust/tests/spec.rs servers_are_picked_by_id_and_their_backends_named_after_them.

@@ -39,6 +39,8 @@ public sealed class Bench(Options options)
     List<RedisServer> servers = [];
     /// <summary>Where durable stores keep their files, when a durable family runs.</summary>
     DurableFolder? folder;
+    /// <summary>What the round's cells and loads cost, from the Rust side.</summary>
+    Estimate estimate = null!;
     uint round = 1;
     string fingerprint = "";
     Progress progress = null!;
@@ -87,6 +89,7 @@ public sealed class Bench(Options options)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
         using var stop = StartServers();
         using var durable = folder = MakeFolder();
+        using var estimated = estimate = new Estimate(root, sizes);
         var plan = Plan();
         Console.Error.WriteLine(options.Test
             ? $"{plan.Cells} cells to check once each (--test: nothing is measured)"
@@ -191,13 +194,11 @@ public sealed class Bench(Options options)
         spec.Family(spec.Backend(backend).Family).Durable is null ? null
             : folder ?? throw new InvalidOperationException("a durable family runs, so the run made a folder for its files");
 
-    static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
-
 
     /// <summary>
-    /// What the round costs, counted as the Rust side's Spec::schedule counts it: the cells it will
-    /// measure with their warm-up and sampling, one load per suite and store (a server's clients
-    /// and modes share one), and the check after each cell, from the suites' overheads.
+    /// What the round costs, as the Rust side's Spec::schedule sums it: the cells it will measure
+    /// (those the filter keeps), one load per suite and store (a server's clients and modes share
+    /// one), each counted by the Rust side.
     /// </summary>
     Schedule Plan()
     {
@@ -215,60 +216,14 @@ public sealed class Bench(Options options)
         return plan;
     }
 
-    /// <summary>
-    /// One cell's cost, as the Rust side's Spec::cell_seconds counts it: the spec's warm-up and
-    /// sampling, what its fewest iterations and the iterations that split its time take beyond
-    /// them (one in the warm-up at least, and one per sample, or k in linear mode, each reporting
-    /// its items at the suite's cost per item for the client or store), and the check after it.
-    /// </summary>
-    Schedule CellSeconds(Suite suite, Operation op, string backend, string? client)
-    {
-        var sampling = spec.Family(spec.Backend(backend).Family).Sampling;
-        var found = spec.File.Suites.Single(s => s.Id == suite.Id).OverheadUs?.Found ?? [];
-        var perItem = client is not null && found.TryGetValue(client, out var c) ? c : found.GetValueOrDefault(StoreOf(backend));
-        double n = sampling.Samples;
-        var fewest = sampling.Mode == "linear" ? n * (n + 1) / 2 : n;
-        var budget = sampling.WarmUpSeconds + sampling.MeasurementSeconds;
-        var iteration = perItem * op.Expected.Tally(sizes).Count / 1e6;
-        var shortest = (1 + fewest) * iteration;
-        return new(1, budget, Math.Max(shortest - budget, 0) + SplitSeconds(backend, iteration), 0, CheckSeconds(suite, op, backend));
-    }
+    /// <summary>One cell's cost, as the Rust side counts it (<see cref="RedisVSDoublets.Estimate"/>).</summary>
+    Schedule CellSeconds(Suite suite, Operation op, string backend, string? client) => estimate.Cell(suite.Id, op.Id, backend, client);
 
-    /// <summary>The seconds the iterations that split a cell's time take, on a backend whose server reports it (Spec::split_seconds).</summary>
-    double SplitSeconds(string backend, double iteration) =>
-        spec.File.Split is { } plan && spec.Backend(backend).Server is { } id && spec.File.Servers.Single(s => s.Id == id).SplitMissing is null
-            ? Math.Min(plan.Iterations * iteration, plan.Seconds + iteration)
-            : 0;
+    /// <summary>One load's cost, as the Rust side counts it.</summary>
+    double LoadSeconds(Suite suite, string backend) => estimate.Load(suite.Id, backend);
 
-    /// <summary>The store a backend runs on, as a suite's overheads name it: its server, else its family.</summary>
+    /// <summary>The store a backend runs on: its server, else its family (one load serves a server's clients and modes).</summary>
     string StoreOf(string backend) => spec.Backend(backend).Server ?? spec.Backend(backend).Family;
-
-    double LoadSeconds(Suite suite, string backend) => PerRequest(suite, o => o.Load, backend);
-
-    /// <summary>One whole check of the store, or none where the operation only reads and its server counts its changes.</summary>
-    double CheckSeconds(Suite suite, Operation op, string backend) =>
-        !Writes(suite, op) && spec.Backend(backend).Server is { } id && spec.File.Servers.Single(s => s.Id == id).Changes.Count > 0
-            ? 0
-            : PerRequest(suite, o => o.Check, backend);
-
-    /// <summary>Whether the operation can change the store, as <see cref="Prepared{TRequest, TFound}.Writes"/> says: some request of its work writes, or it has an undo.</summary>
-    static bool Writes(Suite suite, Operation op) =>
-        op.Undo is not null || op.Work.Requests.Any(t =>
-        {
-            ulong?[] args = [.. t.Args.Select(a => a is null ? (ulong?)null : 1)];
-            return suite.Id switch
-            {
-                "links" => !LinkRequest.Build(t.Verb, args).Reads,
-                "typical" => !UsageRequest.Build(t.Verb, args).Reads,
-                _ => !PayloadRequest.Build(t.Verb, args).Reads,
-            };
-        });
-
-    double PerRequest(Suite suite, Func<OverheadDef, Dictionary<string, double>> costs, string backend)
-    {
-        var overhead = spec.File.Suites.Single(s => s.Id == suite.Id).OverheadUs;
-        return overhead is null ? 0 : costs(overhead).GetValueOrDefault(StoreOf(backend)) * (double)suite.Background.Count(sizes) / 1e6;
-    }
 
     /// <summary>
     /// The suite's cells by backend: a Doublets backend once, a server backend once per client

@@ -201,10 +201,8 @@ pub unsafe extern "C" fn durable_folder(
 /// `folder` must come from `durable_folder` and not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn durable_folder_free(folder: *mut Folder) {
-    if !folder.is_null() {
-        // SAFETY: the caller gives back a handle of ours exactly once.
-        drop(unsafe { Box::from_raw(folder) });
-    }
+    // SAFETY: the caller gives back a handle of ours exactly once.
+    unsafe { free(folder) }
 }
 
 /// The path of the run's folder for durable stores, as [`answer`] writes it.
@@ -306,9 +304,18 @@ pub unsafe extern "C" fn doublets_restart(store: *mut Store) -> Status {
 /// `store` must come from `doublets_new` and not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn doublets_free(store: *mut Store) {
-    if !store.is_null() {
-        // SAFETY: the caller gives back a handle of ours exactly once.
-        drop(unsafe { Box::from_raw(store) });
+    // SAFETY: the caller gives back a handle of ours exactly once.
+    unsafe { free(store) }
+}
+
+/// Frees a handle this library boxed; null is ignored.
+///
+/// # Safety
+/// `handle` must be null or come from `Box::into_raw` here, and not be used afterwards.
+unsafe fn free<T>(handle: *mut T) {
+    if !handle.is_null() {
+        // SAFETY: as the caller guarantees.
+        drop(unsafe { Box::from_raw(handle) });
     }
 }
 
@@ -656,6 +663,169 @@ unsafe fn text<'a>(at: *const u8, len: usize) -> anyhow::Result<&'a str> {
     })?)
 }
 
+/// The spec of the checkout at `root`, read and checked by the Rust side, for the estimates the
+/// C# harness prints ([`spec_cell_seconds`], [`spec_load_seconds`]), so that both languages plan
+/// a round alike. `Failed` with the refusal's text (file, line and column) as [`answer`] writes it.
+/// Freed by `spec_free`.
+///
+/// # Safety
+/// `root` must point at `root_len` bytes of UTF-8, `spec` be valid, `out` point at `capacity`
+/// writable bytes and `written` be valid.
+#[no_mangle]
+pub unsafe extern "C" fn spec_open(
+    root: *const u8,
+    root_len: usize,
+    spec: *mut *mut redis_vs_doublets::spec::Spec,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if spec.is_null() || out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes `root_len` readable bytes.
+        let loaded = unsafe { text(root, root_len) }.and_then(|root| {
+            Ok(redis_vs_doublets::spec::Spec::load(
+                &Path::new(root).join(redis_vs_doublets::spec::SPEC_PATH),
+                &redis_vs_doublets::check_request,
+            )?)
+        });
+        let path = loaded.map(|loaded| {
+            let path = loaded.path.clone();
+            // SAFETY: checked non-null above.
+            unsafe { *spec = Box::into_raw(Box::new(loaded)) };
+            path
+        });
+        // SAFETY: as the caller passes them.
+        unsafe { answer(path, out, capacity, written) }
+    })
+}
+
+/// Frees a spec from `spec_open`.
+///
+/// # Safety
+/// `spec` must come from `spec_open` and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn spec_free(spec: *mut redis_vs_doublets::spec::Spec) {
+    // SAFETY: the caller gives back a handle of ours exactly once.
+    unsafe { free(spec) }
+}
+
+/// What one cell costs, as [`redis_vs_doublets::spec::Spec::cell_seconds`] counts it: the cell
+/// of `operation` in `suite` on `backend` through `client` (empty: the store's own), at `sizes`
+/// (the spec's sizes in order), as five numbers into `schedule`: cells, sampling, beyond, loads
+/// and checks in seconds. `NotFound` for a suite or operation the spec lacks.
+///
+/// # Safety
+/// `spec` must be a live handle from `spec_open`, the texts point at their lengths of UTF-8,
+/// `sizes` at `sizes_len` numbers and `schedule` at five writable numbers.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spec_cell_seconds(
+    spec: *const redis_vs_doublets::spec::Spec,
+    suite: *const u8,
+    suite_len: usize,
+    operation: *const u8,
+    operation_len: usize,
+    backend: *const u8,
+    backend_len: usize,
+    client: *const u8,
+    client_len: usize,
+    sizes: *const u64,
+    sizes_len: usize,
+    schedule: *mut f64,
+) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    let Some(spec) = (unsafe { spec.as_ref() }) else {
+        return Status::BadArgument;
+    };
+    if sizes.is_null() || schedule.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes the texts' and the sizes' lengths.
+        let (Ok(suite), Ok(operation), Ok(backend), Ok(client), sizes) = (unsafe {
+            (
+                text(suite, suite_len),
+                text(operation, operation_len),
+                text(backend, backend_len),
+                text(client, client_len),
+                std::slice::from_raw_parts(sizes, sizes_len),
+            )
+        }) else {
+            return Status::BadArgument;
+        };
+        let Some(suite) = spec.suites.iter().find(|s| s.id == suite) else {
+            return Status::NotFound;
+        };
+        let Some(operation) = suite.operations.iter().find(|o| o.id == operation) else {
+            return Status::NotFound;
+        };
+        if !spec.backends.iter().any(|b| b.name == backend) {
+            return Status::NotFound;
+        }
+        let client = (!client.is_empty()).then_some(client);
+        let cell = spec.cell_seconds(suite, operation, backend, client, sizes);
+        let figures = [
+            cell.cells as f64,
+            cell.sampling,
+            cell.beyond,
+            cell.loads,
+            cell.checks,
+        ];
+        // SAFETY: the caller passes five writable numbers.
+        unsafe { std::ptr::copy_nonoverlapping(figures.as_ptr(), schedule, figures.len()) };
+        Status::Ok
+    })
+}
+
+/// The seconds one load of `suite` into the store of `backend` takes at `sizes`, as
+/// [`redis_vs_doublets::spec::Spec::load_seconds`] counts it, into `seconds`.
+///
+/// # Safety
+/// As [`spec_cell_seconds`]; `seconds` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn spec_load_seconds(
+    spec: *const redis_vs_doublets::spec::Spec,
+    suite: *const u8,
+    suite_len: usize,
+    backend: *const u8,
+    backend_len: usize,
+    sizes: *const u64,
+    sizes_len: usize,
+    seconds: *mut f64,
+) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    let Some(spec) = (unsafe { spec.as_ref() }) else {
+        return Status::BadArgument;
+    };
+    if sizes.is_null() || seconds.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes the texts' and the sizes' lengths.
+        let (Ok(suite), Ok(backend), sizes) = (unsafe {
+            (
+                text(suite, suite_len),
+                text(backend, backend_len),
+                std::slice::from_raw_parts(sizes, sizes_len),
+            )
+        }) else {
+            return Status::BadArgument;
+        };
+        let Some(suite) = spec.suites.iter().find(|s| s.id == suite) else {
+            return Status::NotFound;
+        };
+        if !spec.backends.iter().any(|b| b.name == backend) {
+            return Status::NotFound;
+        }
+        // SAFETY: the caller passes a valid pointer.
+        unsafe { *seconds = spec.load_seconds(suite, backend, sizes) };
+        Status::Ok
+    })
+}
+
 /// A new, empty split of one cell's time (redis_vs_doublets::split), for `split_add` and
 /// `split_line`, freed by `split_free`: the C# harness splits its cells as the Rust bench does.
 #[no_mangle]
@@ -768,10 +938,8 @@ pub unsafe extern "C" fn split_line(
 /// `split` must come from `split_new` and not be used again.
 #[no_mangle]
 pub unsafe extern "C" fn split_free(split: *mut redis_vs_doublets::split::Split) {
-    if !split.is_null() {
-        // SAFETY: the caller passes a split from split_new, once.
-        drop(unsafe { Box::from_raw(split) });
-    }
+    // SAFETY: the caller passes a split from split_new, once.
+    unsafe { free(split) }
 }
 
 /// The process's CPU time so far in nanoseconds (the client's side of a split iteration).
