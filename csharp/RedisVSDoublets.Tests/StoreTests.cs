@@ -243,6 +243,27 @@ public class StoreTests(RedisFixture redis) : IClassFixture<RedisFixture>
         EveryOperationIsUndone<LinkRequest, Link, LinksModel>(store, new LinksModel(), Stores.Spec().Suites[0], "redis");
     }
 
+    /// <summary>
+    /// A server a person runs may give the bench a user of its ACL (redis://user:password@host):
+    /// every client connects as that user, as redis-rs does on the Rust side, and its password is
+    /// not shown.
+    /// </summary>
+    [Fact]
+    public void AnAclUserOfTheUrlIsTheUserEveryClientConnectsAs()
+    {
+        using var disposable = RedisServer.Start(Stores.Kind("redis"), RedisFixture.Root);
+        disposable.Connection.GetDatabase().Execute("ACL", "SETUSER", "bench", "on", ">s3cret", "~*", "&*", "+@all");
+        using var foreign = RedisServer.At(disposable.Url.Replace("redis://", "redis://bench:s3cret@", StringComparison.Ordinal), Stores.Spec().File.Servers);
+        Assert.Equal("bench", (string?)foreign.Connection.GetDatabase().Execute("ACL", "WHOAMI"));
+        Assert.Equal("bench", foreign.Endpoint.User);
+        foreach (var id in new[] { "StackExchange.Redis", "FreeRedis", "CSRedisCore" })
+        {
+            using var client = Clients.Open(id, foreign);
+            Assert.Equal("bench"u8.ToArray(), client.Call(new Command("ACL", ["WHOAMI"])).Bytes().ToArray());
+        }
+        Assert.DoesNotContain("s3cret", foreign.Shown);
+    }
+
     [Fact]
     public void ALibraryAlreadyLoadedIsUsedAndLeftInPlace()
     {

@@ -133,8 +133,8 @@ public interface IRedisClient : IDisposable
     }
 }
 
-/// <summary>Where a client connects: the server's address and database, and its password if any (never printed).</summary>
-public sealed record Endpoint(string Host, int Port, int Database, string? Password);
+/// <summary>Where a client connects: the server's address and database, and its user and password if any (the password never printed).</summary>
+public sealed record Endpoint(string Host, int Port, int Database, string? User, string? Password);
 
 /// <summary>The clients the spec names, by id.</summary>
 public static class Clients
@@ -254,7 +254,7 @@ public sealed class StackExchangeClient(IDatabase db) : IRedisClient
 public sealed class FreeRedisClient(Endpoint at) : IRedisClient
 {
     readonly FreeRedis.RedisClient client = new(
-        $"{at.Host}:{at.Port},database={at.Database}{(at.Password is { } p ? $",password={p}" : "")}");
+        $"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}");
 
     public string Name => Clients.Describe("FreeRedis");
 
@@ -303,7 +303,9 @@ public sealed class CSRedisCoreClient : IRedisClient
     public CSRedisCoreClient(Endpoint at)
     {
         client = new CSRedis.RedisClient(at.Host, at.Port);
-        if (at.Password is { } password) client.Auth(password);
+        // Its Auth takes a password alone: a user of an ACL authenticates by the two-argument AUTH.
+        if (at.User is { } user) client.Call("AUTH", user, at.Password ?? "");
+        else if (at.Password is { } password) client.Auth(password);
         if (at.Database != 0) client.Select(at.Database);
     }
 

@@ -125,7 +125,7 @@ public sealed class RedisServer : IDisposable
         }
     }
 
-    /// <summary>Where other clients connect: the URL's address, database and password (a host and port: the spec keeps the clients that reach no Unix socket from such a server).</summary>
+    /// <summary>Where other clients connect: the URL's address, database, user and password (a host and port: the spec keeps the clients that reach no Unix socket from such a server).</summary>
     public Endpoint Endpoint
     {
         get
@@ -133,8 +133,8 @@ public sealed class RedisServer : IDisposable
             var uri = new Uri(Url);
             if (IsUnix(uri)) throw new InvalidOperationException($"{Shown} is a Unix socket, which this client cannot reach");
             var path = uri.AbsolutePath.Trim('/');
-            var password = uri.UserInfo.Length > 0 ? Uri.UnescapeDataString(uri.UserInfo.Split(':').Last()) : null;
-            return new(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port, path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture), password);
+            var (user, password) = Credentials(uri);
+            return new(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port, path.Length == 0 ? 0 : int.Parse(path, System.Globalization.CultureInfo.InvariantCulture), user, password);
         }
     }
 
@@ -268,13 +268,24 @@ public sealed class RedisServer : IDisposable
     /// <summary><paramref name="text"/> with the password of <paramref name="url"/>, if any, replaced by ***.</summary>
     public static string Scrub(string text, string? url)
     {
-        if (url is null || !Uri.TryCreate(url, UriKind.Absolute, out var uri) || uri.UserInfo.Length == 0) return text;
-        var password = Uri.UnescapeDataString(uri.UserInfo.Split(':').Last());
-        return password.Length == 0 ? text : text.Replace(password, "***", StringComparison.Ordinal);
+        if (url is null || !Uri.TryCreate(url, UriKind.Absolute, out var uri) || Credentials(uri).Password is not { Length: > 0 } password) return text;
+        return text.Replace(password, "***", StringComparison.Ordinal);
     }
 
     /// <summary>Whether <paramref name="url"/> reaches its server through a Unix socket: redis+unix:///path?db=N (or unix://), as redis-rs reads it.</summary>
     static bool IsUnix(Uri uri) => uri.Scheme is "redis+unix" or "unix";
+
+    /// <summary>
+    /// The user and the password of a URL, as redis-rs reads them on the Rust side:
+    /// <c>user:password@</c>, <c>:password@</c> (the default user) or <c>user@</c> (no password).
+    /// </summary>
+    static (string? User, string? Password) Credentials(Uri uri)
+    {
+        if (uri.UserInfo.Length == 0) return (null, null);
+        var parts = uri.UserInfo.Split(':', 2);
+        var user = Uri.UnescapeDataString(parts[0]);
+        return (user.Length > 0 ? user : null, parts.Length == 2 ? Uri.UnescapeDataString(parts[1]) : null);
+    }
 
     /// <summary>redis://host:port/db, or redis+unix:///path?db=N, into StackExchange.Redis options.</summary>
     static ConfigurationOptions Options(string url)
@@ -288,7 +299,7 @@ public sealed class RedisServer : IDisposable
         if (IsUnix(uri)) options.EndPoints.Add(new UnixDomainSocketEndPoint(uri.AbsolutePath));
         else options.EndPoints.Add(uri.Host, uri.IsDefaultPort ? 6379 : uri.Port);
         options.DefaultDatabase = database.Length == 0 ? 0 : int.Parse(database, System.Globalization.CultureInfo.InvariantCulture);
-        if (uri.UserInfo.Length > 0) options.Password = Uri.UnescapeDataString(uri.UserInfo.Split(':').Last());
+        (options.User, options.Password) = Credentials(uri);
         options.AllowAdmin = true;
         return options;
     }
