@@ -312,6 +312,10 @@ public sealed class RedisServer : IDisposable
     {
         if (get("REDIS_URL") is { } url && !string.IsNullOrWhiteSpace(url)) return [At(url, spec.File.Servers)];
         var kinds = spec.ServersFrom(get(spec.File.ServerEnv));
+        // The Rust bench restarts a durable server on its files after each cell; this harness
+        // cannot yet, and a durable cell without that check would measure nothing durable.
+        if (kinds.FirstOrDefault(k => k.KeepsFiles) is { } durable)
+            throw new ArgumentException($"{spec.File.ServerEnv}: {durable.Id} keeps its data in files, and the C# harness does not restart servers on their files yet: measure {durable.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
         var servers = new List<RedisServer>();
         try
         {

@@ -80,6 +80,8 @@ public sealed class ServerDef
     /// <summary>Why its cells' time is not split into execution, script and the rest; null where
     /// INFO commandstats and INFO cpu report it.</summary>
     public Text? SplitMissing { get; set; }
+    /// <summary>For a server that keeps its data in files (its start takes {dir}): when a write is durable.</summary>
+    public Text? Durable { get; set; }
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
@@ -89,6 +91,9 @@ public sealed class ServerDef
     public Text Description { get; set; } = new();
     /// <summary>It is reached through a Unix socket (its start takes {socket}), not TCP.</summary>
     public bool Socket => Start.Any(a => a.Contains("{socket}", StringComparison.Ordinal));
+
+    /// <summary>Whether its start takes {dir}, the folder its data files go in: a durable server's.</summary>
+    public bool KeepsFiles => Start.Any(a => a.Contains("{dir}", StringComparison.Ordinal));
 }
 
 public sealed class ExpectedDef
@@ -428,6 +433,12 @@ public sealed class Spec
         {
             if (!server.Start.Any(a => a.Contains("{port}", StringComparison.Ordinal)))
                 throw new SpecException($"{At("id: " + server.Id)}: start: the command must take {{port}}");
+            if (server.KeepsFiles != server.Durable is not null)
+                throw new SpecException($"{At("id: " + server.Id)}: " + (server.KeepsFiles
+                    ? "start: {dir} is the folder of a durable server's files: say when a write is durable in `durable`"
+                    : "start: a durable server takes {dir}, the folder its files go in"));
+            if (server.KeepsFiles && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
+                throw new SpecException($"{At("id: " + server.Id)}: a durable server needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
             server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;
         }
         foreach (var backend in file.Backends)

@@ -161,6 +161,8 @@ pub struct ServerView {
     check: String,
     /// Why its cells' time is not split, where it is not.
     split_missing: Option<String>,
+    /// When a write is durable, for a server that keeps its data in files.
+    durable: Option<String>,
 }
 
 #[derive(Clone, Serialize)]
@@ -1237,6 +1239,7 @@ pub fn build(
                     .collect::<Vec<_>>()
                     .join(" "),
                 description: text(&s.description),
+                durable: s.durable.as_ref().map(text),
                 check: text(&s.check),
                 split_missing: s.split_missing.as_ref().map(text),
             })

@@ -69,8 +69,13 @@ fn run() -> anyhow::Result<()> {
     let fingerprint = provenance::checkout(&spec)?;
     let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let durable = spec.durable(&families);
-    if durable || families.iter().any(|f| f == "redis") {
+    let redis = families.iter().any(|f| f == "redis");
+    let disposable = match redis {
+        true => Server::disposable_ids(&spec)?,
+        false => Vec::new(),
+    };
+    let durable = spec.durable(&families, &disposable);
+    if durable || redis {
         redis_server::stop_on_interrupt()?;
     }
     let folder = if durable {
@@ -81,8 +86,8 @@ fn run() -> anyhow::Result<()> {
     } else {
         None
     };
-    let servers = if families.iter().any(|f| f == "redis") {
-        let servers = Server::from_env(&spec)?;
+    let servers = if redis {
+        let servers = Server::from_env(&spec, folder.as_ref())?;
         for server in &servers {
             server.preflight(allow_flush)?;
             eprintln!(

@@ -26,7 +26,7 @@ fn main() -> anyhow::Result<()> {
         .context("the spec declares no garnet server")?;
     // One server for every round: each after the first follows a round on it, as a suite follows
     // another in a bench run.
-    let server = Server::start(garnet)?;
+    let server = Server::start(garnet, None)?;
     let mut con = server.connect()?;
     let mut wrong_after_scan = 0;
     for emptying in [

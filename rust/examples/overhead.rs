@@ -76,7 +76,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     redis_server::stop_on_interrupt()?;
     // Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).
-    for server in Server::from_env(compare.spec)? {
+    for server in Server::from_env(compare.spec, None)? {
         let modes = Mode::ALL.map(|m| server.backend(m));
         let modes = modes.each_ref().map(String::as_str);
         let links = server.store(LinkRequest::KEYS, false, Mode::ALL[0])?;

@@ -23,7 +23,8 @@ use anyhow::{bail, Context};
 use redis::{Client, Cmd, Connection, ToRedisArgs};
 
 use crate::{
-    redis_store::{items, Mode, RedisStore},
+    durable::{Folder, StoreFolder},
+    redis_store::{items, Mode, RedisStore, Restarts},
     spec::{ServerKind, Spec},
 };
 
@@ -157,12 +158,19 @@ pub fn ends_with_this_process(command: &mut Command) {
 }
 
 /// A server this process started. Dropping it stops it; if this process dies first the kernel
-/// stops it (PR_SET_PDEATHSIG), so no server outlives the run.
+/// stops it (PR_SET_PDEATHSIG), so no server outlives the run. A durable one restarts on its
+/// files ([`DisposableServer::restart`]), on the same port.
 pub struct DisposableServer {
-    child: Child,
+    /// Its process: another one after each restart.
+    child: Mutex<Child>,
     pub url: String,
     /// The private folder of its Unix socket, where its start takes one: removed when it stops.
     folder: Option<PathBuf>,
+    /// The folder of a durable server's files, in the run's folder for durable stores: removed
+    /// when it stops (declared after the process, which Drop stops first).
+    data: Option<StoreFolder>,
+    kind: ServerKind,
+    port: u16,
 }
 
 /// A free loopback port that no other server of this process was given. A port is free when
@@ -177,8 +185,9 @@ fn free_port() -> Option<u16> {
 }
 
 impl DisposableServer {
-    /// Starts a server of `kind` on a free loopback port, after its `prepare` command.
-    pub fn start(kind: &ServerKind) -> anyhow::Result<Self> {
+    /// Starts a server of `kind` on a free loopback port, after its `prepare` command; a durable
+    /// one keeps its files in a folder of its own in `files`, the run's folder for durable stores.
+    pub fn start(kind: &ServerKind, files: Option<&Folder>) -> anyhow::Result<Self> {
         if let Some((program, args)) = kind.prepare.split_first() {
             let status = Command::new(program)
                 .args(args)
@@ -206,7 +215,7 @@ impl DisposableServer {
         for _ in 0..5 {
             let port =
                 free_port().with_context(|| format!("no free loopback port for {}", kind.name))?;
-            match Self::start_on(kind, port) {
+            match Self::start_on(kind, port, files) {
                 Ok(server) => return Ok(server),
                 Err(e) => last_error = Some(e),
             }
@@ -214,7 +223,16 @@ impl DisposableServer {
         Err(last_error.expect("tried at least once"))
     }
 
-    fn start_on(kind: &ServerKind, port: u16) -> anyhow::Result<Self> {
+    fn start_on(kind: &ServerKind, port: u16, files: Option<&Folder>) -> anyhow::Result<Self> {
+        let data = match (kind.keeps_files(), files) {
+            (false, _) => None,
+            (true, Some(files)) => Some(files.store(&format!("{}-{port}", kind.id))?),
+            (true, None) => bail!(
+                "{} keeps its data in files, in the folder a bench run makes for durable stores: \
+                 run it from the bench",
+                kind.name
+            ),
+        };
         // A server reached through a Unix socket gets it in a folder only this user can enter,
         // named for its port, which no other server of this process has.
         let folder = kind.socket().then(|| {
@@ -228,72 +246,118 @@ impl DisposableServer {
                     format!("creating {} for {}'s socket", folder.display(), kind.name)
                 })?;
         }
-        let args: Vec<String> = kind
-            .start
-            .iter()
-            .map(|a| a.replace("{port}", &port.to_string()))
-            .map(|a| match &socket {
-                Some(socket) => a.replace("{socket}", &socket.display().to_string()),
-                None => a,
-            })
-            .collect();
-        let mut command = Command::new(&args[0]);
-        command
-            .args(&args[1..])
-            .current_dir(crate::repository())
-            // Its own process group: a launcher (`dotnet tool run`) and the server it starts are
-            // stopped together, and Ctrl-C reaches the bench, which stops them.
-            .process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        ends_with_this_process(&mut command);
-        let child = command.spawn().map_err(|e| {
+        let url = match &socket {
+            Some(socket) => format!("redis+unix://{}?db=0", socket.display()),
+            None => format!("redis://127.0.0.1:{port}/0"),
+        };
+        let args = Self::args(kind, port, socket.as_deref(), data.as_ref());
+        let child = launch(kind, &args, &url).inspect_err(|_| {
             if let Some(folder) = &folder {
                 std::fs::remove_dir_all(folder).ok();
             }
-            anyhow::anyhow!("cannot start {} ({e}): install {}", kind.name, kind.install)
         })?;
-        let mut server = Self {
-            child,
-            url: match &socket {
-                Some(socket) => format!("redis+unix://{}?db=0", socket.display()),
-                None => format!("redis://127.0.0.1:{port}/0"),
-            },
+        Ok(Self {
+            child: Mutex::new(child),
+            url,
             folder,
-        };
-        let started = Instant::now();
-        loop {
-            if let Some(status) = server.child.try_wait()? {
-                let mut stderr = String::new();
-                if let Some(mut pipe) = server.child.stderr.take() {
-                    std::io::Read::read_to_string(&mut pipe, &mut stderr).ok();
-                }
-                bail!(
-                    "{} on port {port} exited with {status}: {}",
-                    kind.name,
-                    stderr.trim()
-                );
-            }
-            if Client::open(server.url.as_str())?.get_connection().is_ok() {
-                // Whatever it writes to stderr from now on is read, so that it never blocks on it.
-                if let Some(mut pipe) = server.child.stderr.take() {
-                    thread::spawn(move || std::io::copy(&mut pipe, &mut std::io::sink()));
-                }
-                return Ok(server);
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                bail!(
-                    "{} on port {port} did not accept connections within 60 s",
-                    kind.name
-                );
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+            data,
+            kind: kind.clone(),
+            port,
+        })
+    }
+
+    /// The command line of a server of `kind`: the spec's `start` with its port, its socket and
+    /// the folder of its files.
+    fn args(
+        kind: &ServerKind,
+        port: u16,
+        socket: Option<&std::path::Path>,
+        data: Option<&StoreFolder>,
+    ) -> Vec<String> {
+        kind.start
+            .iter()
+            .map(|a| a.replace("{port}", &port.to_string()))
+            .map(|a| match socket {
+                Some(socket) => a.replace("{socket}", &socket.display().to_string()),
+                None => a,
+            })
+            .map(|a| match data {
+                Some(data) => a.replace("{dir}", &data.path().display().to_string()),
+                None => a,
+            })
+            .collect()
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.lock().unwrap_or_else(|e| e.into_inner()).id()
+    }
+
+    /// Stops a durable server (SIGTERM: Redis fsyncs its append-only file and exits) and starts
+    /// it again on the same port and files, which it loads before it accepts a connection. Every
+    /// connection to it is then gone: its stores connect again.
+    pub fn restart(&self) -> anyhow::Result<()> {
+        if self.data.is_none() {
+            bail!("{} keeps nothing to restart on", self.kind.name);
+        }
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        stop(child.id());
+        let status = child.wait()?;
+        if !status.success() {
+            bail!("{} exited with {status} when stopped", self.kind.name);
+        }
+        let socket = self.folder.as_ref().map(|f| f.join("server.sock"));
+        let args = Self::args(&self.kind, self.port, socket.as_deref(), self.data.as_ref());
+        *child = launch(&self.kind, &args, &self.url)?;
+        Ok(())
+    }
+}
+
+/// Starts `args`, a server of `kind`, and waits until `url` answers.
+fn launch(kind: &ServerKind, args: &[String], url: &str) -> anyhow::Result<Child> {
+    let mut command = Command::new(&args[0]);
+    command
+        .args(&args[1..])
+        .current_dir(crate::repository())
+        // Its own process group: a launcher (`dotnet tool run`) and the server it starts are
+        // stopped together, and Ctrl-C reaches the bench, which stops them.
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    ends_with_this_process(&mut command);
+    let mut child = command.spawn().map_err(|e| {
+        anyhow::anyhow!("cannot start {} ({e}): install {}", kind.name, kind.install)
+    })?;
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let mut stderr = String::new();
+            if let Some(mut pipe) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut pipe, &mut stderr).ok();
+            }
+            bail!(
+                "{} at {url} exited with {status}: {}",
+                kind.name,
+                stderr.trim()
+            );
+        }
+        // A server that loads its files accepts connections before it answers: PING says
+        // LOADING until the data is in.
+        let answers = Client::open(url)?
+            .get_connection()
+            .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con))
+            .is_ok();
+        if answers {
+            // Whatever it writes to stderr from now on is read, so that it never blocks on it.
+            if let Some(mut pipe) = child.stderr.take() {
+                thread::spawn(move || std::io::copy(&mut pipe, &mut std::io::sink()));
+            }
+            return Ok(child);
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("{} at {url} did not answer within 60 s", kind.name);
+        }
+        thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -305,9 +369,10 @@ fn stop(pid: u32) {
 
 impl Drop for DisposableServer {
     fn drop(&mut self) {
-        stop(self.child.id());
-        if self.child.wait().is_err() {
-            self.child.kill().ok();
+        let child = self.child.get_mut().unwrap_or_else(|e| e.into_inner());
+        stop(child.id());
+        if child.wait().is_err() {
+            child.kill().ok();
         }
         if let Some(folder) = &self.folder {
             std::fs::remove_dir_all(folder).ok();
@@ -358,9 +423,9 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Every server this process uses now: a disposable one's pid and socket folder, or what removes
-/// the run's writes.
-type Active = (usize, Option<(u32, Option<PathBuf>)>, Cleanup);
+/// Every server this process uses now: a disposable one (its process of the moment and its socket
+/// folder), or what removes the run's writes.
+type Active = (usize, Option<Arc<DisposableServer>>, Cleanup);
 static ACTIVE: Mutex<Vec<Active>> = Mutex::new(Vec::new());
 
 /// Makes Ctrl-C (and SIGTERM) end the run cleanly: every disposable server is stopped (it also
@@ -372,9 +437,9 @@ pub fn stop_on_interrupt() -> anyhow::Result<()> {
         let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (_, disposable, cleanup) in active {
             match disposable {
-                Some((pid, folder)) => {
-                    stop(pid);
-                    if let Some(folder) = folder {
+                Some(server) => {
+                    stop(server.pid());
+                    if let Some(folder) = &server.folder {
                         std::fs::remove_dir_all(folder).ok();
                     }
                 }
@@ -507,7 +572,7 @@ fn delete_matching(con: &mut Connection, patterns: &[&str]) -> anyhow::Result<()
 /// Dropping it removes what the run wrote to a server it did not start.
 pub struct Server {
     pub url: String,
-    pub disposable: Option<DisposableServer>,
+    pub disposable: Option<Arc<DisposableServer>>,
     /// What it is, from INFO server: one of the spec's servers.
     pub kind: ServerKind,
     /// Its version, from the field of INFO server the spec names.
@@ -524,27 +589,47 @@ pub struct Server {
 
 impl Server {
     /// The servers a run uses: the one REDIS_URL names (identified from INFO server), else a
-    /// disposable server of each kind BENCHMARK_SERVERS names.
-    pub fn from_env(spec: &Spec) -> anyhow::Result<Vec<Self>> {
-        match std::env::var("REDIS_URL")
-            .ok()
-            .filter(|u| !u.trim().is_empty())
-        {
+    /// disposable server of each kind BENCHMARK_SERVERS names, a durable one keeping its files in
+    /// `files`, the run's folder for durable stores.
+    pub fn from_env(spec: &Spec, files: Option<&Folder>) -> anyhow::Result<Vec<Self>> {
+        match Self::url() {
             Some(url) => Ok(vec![Self::at(url, &spec.servers)?]),
-            None => spec
-                .servers_from(std::env::var(&spec.server_env).ok())
-                .map_err(anyhow::Error::msg)?
+            None => Self::kinds(spec)?
                 .into_iter()
-                .map(Self::start)
+                .map(|kind| Self::start(kind, files))
                 .collect(),
         }
     }
 
-    /// Starts a disposable server of `kind`.
-    pub fn start(kind: &ServerKind) -> anyhow::Result<Self> {
-        let server = DisposableServer::start(kind)?;
+    /// REDIS_URL, where it names a server.
+    fn url() -> Option<String> {
+        std::env::var("REDIS_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+    }
+
+    /// The ids of the disposable servers [`Server::from_env`] starts: none where REDIS_URL names
+    /// a server, else the kinds BENCHMARK_SERVERS names.
+    pub fn disposable_ids(spec: &Spec) -> anyhow::Result<Vec<&str>> {
+        match Self::url() {
+            Some(_) => Ok(Vec::new()),
+            None => Ok(Self::kinds(spec)?
+                .into_iter()
+                .map(|k| k.id.as_str())
+                .collect()),
+        }
+    }
+
+    fn kinds(spec: &Spec) -> anyhow::Result<Vec<&ServerKind>> {
+        spec.servers_from(std::env::var(&spec.server_env).ok())
+            .map_err(anyhow::Error::msg)
+    }
+
+    /// Starts a disposable server of `kind`; a durable one keeps its files in `files`.
+    pub fn start(kind: &ServerKind, files: Option<&Folder>) -> anyhow::Result<Self> {
+        let server = DisposableServer::start(kind, files)?;
         let url = server.url.clone();
-        Self::open(url, Some(server), std::slice::from_ref(kind))
+        Self::open(url, Some(Arc::new(server)), std::slice::from_ref(kind))
     }
 
     /// The server at `url`, which must be one of `kinds`.
@@ -554,7 +639,7 @@ impl Server {
 
     fn open(
         url: String,
-        disposable: Option<DisposableServer>,
+        disposable: Option<Arc<DisposableServer>>,
         kinds: &[ServerKind],
     ) -> anyhow::Result<Self> {
         let client = Client::open(url.as_str()).with_context(|| {
@@ -581,7 +666,7 @@ impl Server {
         let token = Arc::as_ptr(&cleanup.written) as usize;
         ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).push((
             token,
-            disposable.as_ref().map(|d| (d.pid(), d.folder.clone())),
+            disposable.clone(),
             cleanup.clone(),
         ));
         Ok(Self {
@@ -637,15 +722,28 @@ impl Server {
         allow_flush: bool,
         mode: Mode,
     ) -> anyhow::Result<RedisStore> {
-        Ok(RedisStore {
-            con: self.claim(patterns, allow_flush)?,
+        Ok(self.store_on(self.claim(patterns, allow_flush)?, mode))
+    }
+
+    /// A store of this server on `con`, in `mode`.
+    fn store_on(&self, con: Connection, mode: Mode) -> RedisStore {
+        RedisStore {
+            con,
             mode,
             calls: self.scripting.calls(),
             window: self.kind.pipeline_window,
             digest: self.digest(),
             changes: self.kind.changes.clone(),
             split: self.splits(),
-        })
+            restarts: self
+                .disposable
+                .clone()
+                .filter(|_| self.kind.keeps_files())
+                .map(|server| Restarts {
+                    server,
+                    connect: |url| Ok(Client::open(url)?.get_connection()?),
+                }),
+        }
     }
 
     /// One more connection to the database a store of this run claimed, in `mode`: a concurrent
@@ -659,15 +757,7 @@ impl Server {
             .unwrap_or_else(|e| e.into_inner())
             .clients
             .push(id);
-        Ok(RedisStore {
-            con,
-            mode,
-            calls: self.scripting.calls(),
-            window: self.kind.pipeline_window,
-            digest: self.digest(),
-            changes: self.kind.changes.clone(),
-            split: self.splits(),
-        })
+        Ok(self.store_on(con, mode))
     }
 
     /// For a tool of this run (redis-benchmark) about to write keys matching `patterns` to the

@@ -86,6 +86,8 @@ pub struct RedisStore<C = Connection> {
     pub changes: Vec<String>,
     /// The server reports where its time goes ([`crate::split`]): its spec gives no split_missing.
     pub split: bool,
+    /// A durable server this run started, which the store restarts on its files after each cell.
+    pub restarts: Option<Restarts<C>>,
 }
 
 impl<C: ConnectionLike> RedisStore<C> {
@@ -152,6 +154,13 @@ pub fn arg_bytes(arg: redis::Arg<&[u8]>) -> usize {
     }
 }
 
+/// A durable server this run started, which its store restarts on its files after each cell,
+/// and how the store connects to it again.
+pub struct Restarts<C> {
+    pub server: std::sync::Arc<crate::redis_server::DisposableServer>,
+    pub connect: fn(&str) -> anyhow::Result<C>,
+}
+
 impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
     fn run(&mut self, batch: &[R], mut found: impl FnMut(R::Found)) -> anyhow::Result<()> {
         R::validate(batch)?;
@@ -198,6 +207,18 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
             "DEBUG DIGEST (the spec's start command must allow it: --enable-debug-command local)",
         )?;
         Ok(Some(digest))
+    }
+
+    /// A durable server is stopped (it syncs its file) and started again on its file; the store
+    /// connects again. A disposable server holds the run's database alone, so nothing else needs
+    /// claiming again, and its library of functions is in its file with the data.
+    fn restart(&mut self) -> anyhow::Result<bool> {
+        let Some(restarts) = &self.restarts else {
+            return Ok(false);
+        };
+        restarts.server.restart()?;
+        self.con = (restarts.connect)(&restarts.server.url)?;
+        Ok(true)
     }
 
     fn reading(&mut self) -> anyhow::Result<Option<Reading>> {

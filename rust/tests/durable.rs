@@ -1,6 +1,7 @@
-//! Durable stores (doublets on files): every operation of both suites passes every check with the
-//! store closed and opened again from its files after each cell; files that lost a write fail the
-//! cell; the run's folder is refused on tmpfs or short of space, and nothing is left behind.
+//! Durable stores (doublets on files, Redis with its append-only file): every operation of both
+//! suites passes every check with the store closed and opened again from its files after each
+//! cell; files that lost a write fail the cell; the run's folder is refused on tmpfs or short of
+//! space, and nothing is left behind.
 
 mod common;
 
@@ -13,6 +14,8 @@ use redis_vs_doublets::{
     durable::{self, Folder},
     harness::{self, Prepared},
     links::{self, LinkRequest, LinksModel},
+    redis_server::Server,
+    redis_store::{Mode, RedisRequest},
     repository,
     spec::Spec,
     store::{Census, Model, Request, Store},
@@ -237,4 +240,80 @@ fn the_file_stores_keep_the_typical_suites_set_and_queue_across_a_restart() {
         })
         .unwrap();
     assert_eq!(found.len(), 2, "{found:?}");
+}
+
+/// A durable Redis (its append-only file fsynced once a second, and before each answer) in every
+/// mode, both suites: every cell ends with the server restarted on its file and checked whole.
+#[test]
+fn a_durable_redis_passes_every_check_with_a_restart_after_each_cell() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    for id in ["redis-aof", "redis-aof-always"] {
+        let server = Server::start(&common::kind(id), Some(&run)).unwrap();
+        assert!(server.digest());
+        for mode in Mode::ALL {
+            let name = server.backend(mode);
+            let mut store = server.store(LinkRequest::KEYS, false, mode).unwrap();
+            every_cell::<_, LinksModel>(&mut store, "links", &name);
+            server.release().unwrap();
+            let mut store = server.store(UsageRequest::KEYS, false, mode).unwrap();
+            every_cell::<_, UsageModel>(&mut store, "typical", &name);
+            server.release().unwrap();
+        }
+    }
+    let error = Server::start(&common::kind("redis-aof"), None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("RedisAof keeps its data in files"),
+        "{error}"
+    );
+}
+
+/// A Redis that stops writing its file in the middle of a cell (a key written and deleted behind
+/// the bench's back, the deletion after CONFIG SET appendonly no): the server holds the
+/// background, its file does not, and the cell fails once the server has restarted on it.
+#[test]
+fn a_redis_whose_file_lost_a_write_fails_the_cell_after_the_restart() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    let server = Server::start(&common::kind("redis-aof-always"), Some(&run)).unwrap();
+    let mut store = server
+        .store(LinkRequest::KEYS, false, Mode::Pipeline)
+        .unwrap();
+    let suite = spec.suite("links").unwrap();
+    let each_all = suite
+        .operations
+        .iter()
+        .find(|o| o.id == "each_all")
+        .unwrap();
+    let prepared = Prepared::<LinkRequest>::new(each_all, &SIZES).unwrap();
+    let mut model = LinksModel::default();
+    let mut background = common::load(&mut store, &mut model, "links", &SIZES, 20, "lost");
+    let mut beside = redis::Client::open(server.url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let error = harness::cell(&prepared, &mut store, &mut background, "cell", |store| {
+        prepared.measure(store, "cell");
+        let _: () = redis::cmd("SET")
+            .arg("lost")
+            .arg(1)
+            .query(&mut beside)
+            .unwrap();
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("appendonly")
+            .arg("no")
+            .query(&mut beside)
+            .unwrap();
+        let _: () = redis::cmd("DEL").arg("lost").query(&mut beside).unwrap();
+    })
+    .expect_err("a server whose file lost a write passed its restart")
+    .to_string();
+    assert!(
+        error.contains("(after closing the store and opening it again)"),
+        "{error}"
+    );
 }

@@ -118,6 +118,7 @@ fn a_client_that_damages_one_byte_fails_the_cell() {
             digest: plain.digest,
             changes: plain.changes,
             split: plain.split,
+            restarts: None,
         };
         let mut model = PayloadModel::default();
         let mut background = common::load(&mut store, &mut model, "payload", &SIZES, 36, "Redis");

@@ -22,7 +22,7 @@ use redis_vs_doublets::{
 fn redis_with(args: &[&str]) -> anyhow::Result<Server> {
     let mut kind = common::kind("redis");
     kind.start.extend(args.iter().map(|a| a.to_string()));
-    Server::start(&kind)
+    Server::start(&kind, None)
 }
 
 /// Starts a disposable Garnet, one test at a time: each start runs the spec's `dotnet tool
@@ -32,7 +32,7 @@ fn redis_with(args: &[&str]) -> anyhow::Result<Server> {
 fn garnet(kind: &redis_vs_doublets::spec::ServerKind) -> anyhow::Result<Server> {
     static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = STARTING.lock().unwrap_or_else(|e| e.into_inner());
-    Server::start(kind)
+    Server::start(kind, None)
 }
 
 /// `rename-command` arguments that take each of `commands` away.
@@ -188,7 +188,7 @@ fn redis_is_identified_by_its_version_field() {
 #[test]
 fn redis_over_a_unix_socket_passes_every_check_in_a_folder_only_this_user_enters() {
     use std::os::unix::fs::PermissionsExt;
-    let server = Server::start(&common::kind("redis-unix")).unwrap();
+    let server = Server::start(&common::kind("redis-unix"), None).unwrap();
     let socket = server
         .url
         .strip_prefix("redis+unix://")

@@ -54,7 +54,7 @@ fn the_real_spec_loads_with_every_operation() {
             "Each Incoming"
         ]
     );
-    assert_eq!(links.backends.len(), 13);
+    assert_eq!(links.backends.len(), 19);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
 }
 
@@ -158,6 +158,34 @@ fn error_unknown_backend_and_family() {
 }
 
 #[test]
+fn a_durable_server_takes_dir_and_says_when_a_write_is_durable() {
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let error = parse(&real.replacen("--dir, \"{dir}\", ", "", 1))
+        .map(drop)
+        .unwrap_err();
+    assert!(
+        error.contains("start: a durable server takes {dir}, the folder its files go in"),
+        "{error}"
+    );
+    let error = parse(&real.replacen(
+        "--port, \"{port}\", --bind, 127.0.0.1, --save",
+        "--port, \"{port}\", --bind, 127.0.0.1, --dir, \"{dir}\", --save",
+        1,
+    ))
+    .map(drop)
+    .unwrap_err();
+    assert!(
+        error.contains("start: {dir} is the folder of a durable server's files"),
+        "{error}"
+    );
+    let spec = load_spec().unwrap();
+    let none: Vec<String> = Vec::new();
+    assert!(spec.durable(&none, &["redis-aof"]));
+    assert!(!spec.durable(&none, &["redis", "redis-unix"]));
+    assert!(spec.durable(&["doublets-file".to_string()], &[]));
+}
+
+#[test]
 fn sizes_come_from_the_environment_with_clear_errors() {
     let spec = parse(MINIMAL).unwrap();
     let env = |pairs: &'static [(&'static str, &'static str)]| {
@@ -208,7 +236,7 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     let unknown = ids(Some("redis,keydb")).unwrap_err();
     assert!(
         unknown.contains(
-            "BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, redis-unix, garnet"
+            "BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, redis-unix, redis-aof, redis-aof-always, garnet"
         ),
         "{unknown}"
     );
@@ -618,22 +646,26 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     assert!((on_redis.loads / small.loads - 1000.0).abs() < 1e-6);
     // A suite's overheads name each of its stores.
     let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
-    let error = parse(&real.replacen("redis-unix: 28, garnet: 19", "redis-unix: 28", 1))
-        .map(drop)
-        .unwrap_err();
-    assert!(
-        error.contains("overhead_us: load: garnet is missing"),
-        "{error}"
-    );
     let error = parse(&real.replacen(
-        "redis-unix: 28, garnet: 19",
-        "redis-unix: 28, garnet: 19, keydb: 1",
+        "redis-aof-always: 28, garnet: 19",
+        "redis-aof-always: 28",
         1,
     ))
     .map(drop)
     .unwrap_err();
     assert!(
-        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, garnet)"),
+        error.contains("overhead_us: load: garnet is missing"),
+        "{error}"
+    );
+    let error = parse(&real.replacen(
+        "redis-aof-always: 28, garnet: 19",
+        "redis-aof-always: 28, garnet: 19, keydb: 1",
+        1,
+    ))
+    .map(drop)
+    .unwrap_err();
+    assert!(
+        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, redis-aof, redis-aof-always, garnet)"),
         "{error}"
     );
 }

@@ -93,7 +93,7 @@ fn run() -> anyhow::Result<()> {
     let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
     let servers = if families.iter().any(|f| f == "redis") {
         redis_server::stop_on_interrupt()?;
-        let servers = Server::from_env(&spec)?;
+        let servers = Server::from_env(&spec, None)?;
         for server in &servers {
             server.preflight(allow_flush)?;
             eprintln!("{} at {}", server.describe(), server.shown());

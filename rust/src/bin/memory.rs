@@ -95,7 +95,7 @@ fn run() -> anyhow::Result<()> {
         }
         if families.iter().any(|f| f == "redis") {
             // Fresh servers for each suite: their RSS then grows from the same point.
-            for server in Server::from_env(&spec)? {
+            for server in Server::from_env(&spec, None)? {
                 server.preflight(allow_flush)?;
                 if !servers.iter().any(|(id, _)| *id == server.kind.id) {
                     servers.push((

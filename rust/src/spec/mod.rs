@@ -334,6 +334,7 @@ mod wire {
         pub changes: Vec<String>,
         pub check: Text,
         pub split_missing: Option<Text>,
+        pub durable: Option<Text>,
         pub install: String,
         pub description: Text,
     }
@@ -480,6 +481,9 @@ pub struct ServerKind {
     /// Why its cells' time is not split into execution, script and the rest ([`crate::split`]);
     /// `None` where INFO commandstats and INFO cpu report it.
     pub split_missing: Option<Text>,
+    /// For a server that keeps its data in files (its start takes `{dir}`): when a write is
+    /// durable. After each cell it is restarted on them.
+    pub durable: Option<Text>,
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
@@ -492,6 +496,11 @@ impl ServerKind {
     /// It is reached through a Unix socket (its start takes `{socket}`), not TCP.
     pub fn socket(&self) -> bool {
         self.start.iter().any(|a| a.contains("{socket}"))
+    }
+
+    /// Whether its start takes `{dir}`, the folder its data files go in: a durable server's.
+    pub fn keeps_files(&self) -> bool {
+        self.start.iter().any(|a| a.contains("{dir}"))
     }
 }
 
@@ -920,11 +929,16 @@ impl Spec {
             .collect()
     }
 
-    /// Whether any of `families` keeps its stores' data in files.
-    pub fn durable(&self, families: &[String]) -> bool {
+    /// Whether a run of `families` on the disposable servers `servers` (ids) keeps data in files:
+    /// a durable family's stores, or a durable server's.
+    pub fn durable(&self, families: &[String], servers: &[&str]) -> bool {
         self.families
             .iter()
             .any(|f| f.durable.is_some() && families.contains(&f.id))
+            || self
+                .servers
+                .iter()
+                .any(|s| s.durable.is_some() && servers.contains(&s.id.as_str()))
     }
 }
 
@@ -1178,6 +1192,24 @@ impl Resolver<'_> {
             if !server.start.value.iter().any(|a| a.contains("{port}")) {
                 return Err(self.error(&server.start, "start: the command must take {port}"));
             }
+            let takes_dir = server.start.value.iter().any(|a| a.contains("{dir}"));
+            if takes_dir != server.durable.is_some() {
+                return Err(self.error(
+                    &server.start,
+                    if takes_dir {
+                        "start: {dir} is the folder of a durable server's files: say when a write is durable in `durable`"
+                    } else {
+                        "start: a durable server takes {dir}, the folder its files go in"
+                    },
+                ));
+            }
+            if takes_dir && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty()) {
+                return Err(self.error(
+                    &server.id,
+                    "a durable server needs durable_dir_env and durable_tmpfs_env, the variables \
+                     that place its files",
+                ));
+            }
             servers.push(ServerKind {
                 id: server.id.value,
                 name: server.name,
@@ -1189,6 +1221,7 @@ impl Resolver<'_> {
                 changes: server.changes,
                 check: server.check,
                 split_missing: server.split_missing,
+                durable: server.durable,
                 install: server.install,
                 description: server.description,
                 pipeline_window,

@@ -83,7 +83,7 @@ pub fn kind(id: &str) -> ServerKind {
 
 /// A disposable Redis, as a run without REDIS_URL starts it.
 pub fn server() -> Server {
-    Server::start(&kind("redis")).unwrap()
+    Server::start(&kind("redis"), None).unwrap()
 }
 
 /// A Redis store on a freshly emptied database of `server`, a disposable one (which holds only
