@@ -103,7 +103,7 @@ public class DurableTests
         Assert.Contains("BENCHMARK_DURABLE_DIR=/dev/shm is on tmpfs", error);
         Assert.Contains("BENCHMARK_DURABLE_ALLOW_TMPFS=1", error);
         using var allowed = Folder(spec, "/dev/shm", "1");
-        Assert.Contains("tmpfs allowed", allowed.Describe);
+        Assert.Contains("tmpfs, allowed", allowed.Describe);
         Assert.Contains("not a folder", Assert.Throws<ArgumentException>(() => Folder(spec, "/no/such/folder")).Message);
     }
 }

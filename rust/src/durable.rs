@@ -96,8 +96,8 @@ impl Folder {
             bail!("{named}: not a folder");
         }
         let stat = statfs(&parent).with_context(|| named.clone())?;
-        let allowed = get(&spec.durable_tmpfs_env).is_some_and(|v| v.trim() == "1");
-        if stat.f_type as i64 == TMPFS_MAGIC && !allowed {
+        let tmpfs = stat.f_type as i64 == TMPFS_MAGIC;
+        if tmpfs && get(&spec.durable_tmpfs_env).is_none_or(|v| v.trim() != "1") {
             bail!(
                 "{named} is on tmpfs, which keeps nothing across a restart of the machine, so durable \
                  cells there would measure nothing durable: name a folder on a disk in {variable}, \
@@ -133,11 +133,7 @@ impl Folder {
             "{} on {} ({}), fdatasync of 4 KiB {fsync:.0} µs (median of 100)",
             parent.display(),
             mount(&folder.path).unwrap_or_else(|| "an unknown file system".into()),
-            if allowed {
-                "tmpfs allowed"
-            } else {
-                "not tmpfs"
-            }
+            if tmpfs { "tmpfs, allowed" } else { "not tmpfs" }
         );
         Ok(folder)
     }

@@ -193,7 +193,7 @@ fn a_folder_on_tmpfs_or_short_of_space_is_refused_before_any_work() {
         );
         let allowed = Folder::new(&spec, on("/dev/shm", Some("1")), 1).unwrap();
         assert!(
-            allowed.describe.contains("tmpfs allowed"),
+            allowed.describe.contains("tmpfs, allowed"),
             "{}",
             allowed.describe
         );
