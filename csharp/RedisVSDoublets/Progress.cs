@@ -14,7 +14,7 @@ public readonly record struct Schedule(int Cells, double Sampling, double Beyond
     public string Describe()
     {
         static string Minutes(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds / 60:F1} min");
-        return $"{Minutes(Seconds)}: {Minutes(Sampling)} of warm-up and sampling, {Minutes(Beyond)} beyond it for the fewest iterations of slow cells and the splits, {Minutes(Loads)} of loads, {Minutes(Checks)} of checks";
+        return $"{Minutes(Seconds)}: {Minutes(Sampling)} of warm-up and sampling, {Minutes(Beyond)} beyond it for the fewest iterations of slow cells and the splits, {Minutes(Loads)} of loads, {Minutes(Checks)} of checks and restarts";
     }
 }
 

@@ -42,6 +42,8 @@ public sealed class FamilyDef
     public SamplingDef Sampling { get; set; } = new();
     /// <summary>For a family whose stores keep their data in files: when a write is durable.</summary>
     public Text? Durable { get; set; }
+    /// <summary>What restarting a durable store takes beyond the whole check after it (the estimates, made by the Rust side, read it).</summary>
+    public double RestartSeconds { get; set; }
 }
 
 public sealed class BackendDef
@@ -53,6 +55,13 @@ public sealed class BackendDef
     /// <summary>How an in-process (doublets) backend lays out its store: united or split.</summary>
     public string? Layout { get; set; }
     public Text Description { get; set; } = new();
+}
+
+/// <summary>A command that rewrites a durable server's files from its data, and the INFO persistence fields (field:value) that all hold once it finished.</summary>
+public sealed class CompactDef
+{
+    public List<string> Command { get; set; } = [];
+    public List<string> Done { get; set; } = [];
 }
 
 /// <summary>A RESP server the redis family can run on, and how a disposable one starts.</summary>
@@ -82,6 +91,10 @@ public sealed class ServerDef
     public Text? SplitMissing { get; set; }
     /// <summary>For a server that keeps its data in files (its start takes {dir}): when a write is durable.</summary>
     public Text? Durable { get; set; }
+    /// <summary>What restarting it takes beyond the whole check after it (the estimates, made by the Rust side, read it).</summary>
+    public double RestartSeconds { get; set; }
+    /// <summary>How a durable server's files are made as small as its data after each restart.</summary>
+    public CompactDef? Compact { get; set; }
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's

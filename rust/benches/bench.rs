@@ -16,6 +16,7 @@ use anyhow::{anyhow, bail, Context};
 use criterion::{Criterion, SamplingMode};
 use redis_vs_doublets::{
     calibration::{self, Moment},
+    criterion_args::Selection,
     durable::{self, StoreFolder},
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
 fn run() -> anyhow::Result<()> {
     provenance::begin();
     // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
+    let selection = Selection::parse(std::env::args().skip(1))?;
     let spec = load_spec()?;
     let (sizes, families) = preflight::inputs(
         &spec,
@@ -108,7 +110,18 @@ fn run() -> anyhow::Result<()> {
         Vec::new()
     };
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
-    let schedule = spec.schedule(&families, &server_ids, None, &sizes);
+    if selection.list {
+        // As Criterion lists, without loading or checking a store.
+        for cell in spec.cells(&families, &server_ids) {
+            if selection.selects(&cell) {
+                println!("{cell}: benchmark");
+            }
+        }
+        return Ok(());
+    }
+    let schedule = spec.schedule_of(&families, &server_ids, None, &sizes, &|cell| {
+        selection.measures(cell)
+    });
     eprintln!(
         "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}",
         schedule.cells,
@@ -138,6 +151,7 @@ fn run() -> anyhow::Result<()> {
             allow_flush,
             reversed: round % 2 == 0,
             folder: folder.as_ref(),
+            selection: &selection,
             criterion: &mut criterion,
             progress: &mut progress,
             output: &output,
@@ -348,6 +362,8 @@ struct Runner<'a> {
     reversed: bool,
     /// Where durable stores keep their files, when a durable family runs.
     folder: Option<&'a durable::Folder>,
+    /// The cells Criterion's command line selects: the others are not loaded, checked or run.
+    selection: &'a Selection,
     criterion: &'a mut Criterion,
     progress: &'a mut Progress,
     output: &'a Path,
@@ -388,10 +404,20 @@ impl<'a> Runner<'a> {
             && self.spec.runs(backend, self.families, self.servers)
     }
 
+    /// Whether any cell of `backend` is measured: a store none of whose cells is, is not loaded.
+    fn measures(&self, backend: &str) -> bool {
+        self.selected(backend)
+            && self
+                .suite
+                .operations
+                .iter()
+                .any(|op| self.selection.measures(&format!("{}/{backend}", op.id)))
+    }
+
     /// Every backend the suite lists must have run, unless its family or server was left out.
     fn finish(&self) -> anyhow::Result<()> {
         for backend in &self.suite.backends {
-            if self.selected(backend) && !self.done.contains(backend) {
+            if self.measures(backend) && !self.done.contains(backend) {
                 bail!(
                     "{}: suite {} lists backend {backend}, which no store implements",
                     self.spec.path,
@@ -409,7 +435,7 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
         backend: &str,
         make: impl FnOnce() -> anyhow::Result<S>,
     ) -> anyhow::Result<()> {
-        if !self.runner.selected(backend) {
+        if !self.runner.measures(backend) {
             return Ok(());
         }
         let mut store = make()?;
@@ -451,7 +477,7 @@ impl<'a, R: RedisRequest, M: Model<R>> SuiteBench<'_, 'a, R, M> {
     fn server(&mut self, server: &Server) -> anyhow::Result<()> {
         let mut modes: Vec<Mode> = Mode::ALL
             .into_iter()
-            .filter(|&m| self.runner.selected(&server.backend(m)))
+            .filter(|&m| self.runner.measures(&server.backend(m)))
             .collect();
         if self.runner.reversed {
             modes.reverse();
@@ -528,6 +554,9 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
     for prepared in prepared {
         let id = &prepared.operation.id;
         let cell = format!("{id}/{backend}");
+        if !runner.selection.measures(&cell) {
+            continue;
+        }
         let started = SystemTime::now();
         let progress = &*runner.progress;
         let took = harness::cell(prepared, store, background, &cell, |store| {

@@ -23,6 +23,7 @@
 //! - [`calibration`]: the round trip and a CPU loop at a round's start and end.
 
 pub mod calibration;
+pub mod criterion_args;
 pub mod digest;
 pub mod durable;
 pub mod harness;

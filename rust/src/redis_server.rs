@@ -25,7 +25,7 @@ use redis::{Client, Cmd, Connection, ToRedisArgs};
 use crate::{
     durable::{Folder, StoreFolder},
     redis_store::{items, Mode, RedisStore, Restarts},
-    spec::{ServerKind, Spec},
+    spec::{Compact, ServerKind, Spec},
 };
 
 /// The function library both languages load, as `redis/links.lua` holds it.
@@ -308,7 +308,44 @@ impl DisposableServer {
         let socket = self.folder.as_ref().map(|f| f.join("server.sock"));
         let args = Self::args(&self.kind, self.port, socket.as_deref(), self.data.as_ref());
         *child = launch(&self.kind, &args, &self.url)?;
-        Ok(())
+        match &self.kind.compact {
+            Some(compact) => self.compact(compact),
+            None => Ok(()),
+        }
+    }
+
+    /// Rewrites the server's files from the data it has just read back, and waits until the
+    /// rewrite is done: the next restart reads the background and one cell's writes.
+    fn compact(&self, compact: &Compact) -> anyhow::Result<()> {
+        let mut con = Client::open(self.url.as_str())?.get_connection()?;
+        let mut command = redis::cmd(&compact.command[0]);
+        compact.command[1..].iter().for_each(|word| {
+            command.arg(word);
+        });
+        command
+            .query::<redis::Value>(&mut con)
+            .with_context(|| format!("{} refused {}", self.kind.name, compact.command.join(" ")))?;
+        let started = Instant::now();
+        loop {
+            let info: String = redis::cmd("INFO").arg("persistence").query(&mut con)?;
+            let lines: Vec<&str> = info.lines().map(str::trim).collect();
+            if compact
+                .done
+                .iter()
+                .all(|field| lines.contains(&field.as_str()))
+            {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(600) {
+                bail!(
+                    "{}: {} had not finished after 600 s (INFO persistence: {})",
+                    self.kind.name,
+                    compact.command.join(" "),
+                    lines.join(" ")
+                );
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 

@@ -590,6 +590,27 @@ fn the_publish_plan_is_checked_against_the_spec() {
 }
 
 #[test]
+fn a_schedule_of_some_cells_loads_only_the_stores_they_run_on() {
+    let spec = load_spec().unwrap();
+    let redis = vec!["redis".to_string()];
+    let sizes = [1000, 100];
+    let all = spec.schedule(&redis, &["redis"], None, &sizes);
+    let creates = spec.schedule_of(&redis, &["redis"], None, &sizes, &|cell| {
+        cell.starts_with("create/")
+    });
+    assert_eq!(creates.cells, 3, "create in three modes");
+    let links = spec.suite("links").unwrap();
+    assert_eq!(
+        creates.loads,
+        spec.load_seconds(links, "Redis_Pipeline", &sizes)
+    );
+    assert!(creates.seconds() < all.seconds());
+    let cells = spec.cells(&redis, &["redis"]);
+    assert_eq!(cells.len(), all.cells);
+    assert!(cells.contains(&"create/Redis_Pipeline".to_string()));
+}
+
+#[test]
 fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     let spec = load_spec().unwrap();
     let sizes = [1_000_000, 1000];
@@ -620,6 +641,19 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     assert_eq!(check(read_only, "Redis_Pipeline"), 0.0);
     assert!(check(writes, "Redis_Pipeline") > 0.0);
     assert!(check(read_only, "Garnet_Pipeline") > 0.0);
+    // A durable store pays its restart and a whole check after every cell, reading or writing.
+    let aof = spec.servers.iter().find(|s| s.id == "redis-aof").unwrap();
+    let whole = check(writes, "Redis_Pipeline");
+    let restart = check(read_only, "RedisAof_Pipeline");
+    assert!(
+        (restart - (aof.restart_seconds + whole)).abs() < 1e-9,
+        "{restart}"
+    );
+    assert!((check(writes, "RedisAof_Pipeline") - (restart + whole)).abs() < 1e-9);
+    assert!(
+        check(read_only, "Doublets_United_NonVolatile")
+            > check(read_only, "Doublets_United_Volatile")
+    );
     // A cell whose fewest iterations outlast its sampling is planned at their length: each_all
     // reports every link, and a server cell runs 11 iterations at least.
     let beyond = |backend, client, sizes: &[u64]| {

@@ -147,7 +147,8 @@ pub struct Overhead {
 }
 
 /// What a round costs: its cells, and the seconds of their sampling, of what their fewest
-/// iterations take beyond it, of the stores' loads and of the checks after the cells.
+/// iterations take beyond it, of the stores' loads and of the checks after the cells (with the
+/// restarts of durable stores).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Schedule {
     pub cells: usize,
@@ -174,11 +175,11 @@ impl Schedule {
     }
 
     /// "19.5 min: 8.0 min of warm-up and sampling, 0.4 min beyond it …, 1.3 min of loads, 10.2
-    /// min of checks".
+    /// min of checks and restarts".
     pub fn describe(&self) -> String {
         let minutes = |seconds: f64| format!("{:.1} min", seconds / 60.0);
         format!(
-            "{}: {} of warm-up and sampling, {} beyond it for the fewest iterations of slow cells and the splits, {} of loads, {} of checks",
+            "{}: {} of warm-up and sampling, {} beyond it for the fewest iterations of slow cells and the splits, {} of loads, {} of checks and restarts",
             minutes(self.seconds()),
             minutes(self.sampling),
             minutes(self.beyond),
@@ -186,6 +187,15 @@ impl Schedule {
             minutes(self.checks)
         )
     }
+}
+
+/// A command that rewrites a durable server's files from its data, and the INFO persistence
+/// fields (`field:value`) that all hold once it has finished.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compact {
+    pub command: Vec<String>,
+    pub done: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -313,6 +323,8 @@ mod wire {
         pub default: bool,
         pub sampling: Spanned<Sampling>,
         pub durable: Option<Text>,
+        #[serde(default)]
+        pub restart_seconds: f64,
     }
 
     fn yes() -> bool {
@@ -335,6 +347,9 @@ mod wire {
         pub check: Text,
         pub split_missing: Option<Text>,
         pub durable: Option<Text>,
+        #[serde(default)]
+        pub restart_seconds: f64,
+        pub compact: Option<super::Compact>,
         pub install: String,
         pub description: Text,
     }
@@ -445,6 +460,8 @@ pub struct Family {
     pub sampling: Sampling,
     /// For a family whose stores keep their data in files: when a write is durable.
     pub durable: Option<Text>,
+    /// What restarting a durable store takes beyond the whole check after it (for estimates).
+    pub restart_seconds: f64,
 }
 
 /// How a doublets store lays out its memory: links and their indexes in one block, or the links'
@@ -484,6 +501,10 @@ pub struct ServerKind {
     /// For a server that keeps its data in files (its start takes `{dir}`): when a write is
     /// durable. After each cell it is restarted on them.
     pub durable: Option<Text>,
+    /// What restarting it takes beyond the whole check after it (for estimates).
+    pub restart_seconds: f64,
+    /// How a durable server's files are made as small as its data, after each restart.
+    pub compact: Option<Compact>,
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
@@ -721,11 +742,29 @@ impl Spec {
         clients: Option<&[&Client]>,
         sizes: &[u64],
     ) -> Schedule {
+        self.schedule_of(families, servers, clients, sizes, &|_| true)
+    }
+
+    /// [`Spec::schedule`] of the cells (`operation/backend`) `selects` takes: a store none of whose
+    /// cells it takes is not loaded.
+    pub fn schedule_of(
+        &self,
+        families: &[String],
+        servers: &[&str],
+        clients: Option<&[&Client]>,
+        sizes: &[u64],
+        selects: &dyn Fn(&str) -> bool,
+    ) -> Schedule {
         let mut schedule = Schedule::default();
         for suite in &self.suites {
             let mut loaded: Vec<&str> = Vec::new();
             for backend in &suite.backends {
-                if !self.runs(backend, families, servers) {
+                let chosen: Vec<&Operation> = suite
+                    .operations
+                    .iter()
+                    .filter(|op| selects(&format!("{}/{backend}", op.id)))
+                    .collect();
+                if !self.runs(backend, families, servers) || chosen.is_empty() {
                     continue;
                 }
                 let def = self.backend(backend);
@@ -743,7 +782,7 @@ impl Spec {
                     schedule.loads += self.load_seconds(suite, backend, sizes);
                 }
                 for client in through {
-                    for operation in &suite.operations {
+                    for &operation in &chosen {
                         let cell = self.cell_seconds(suite, operation, backend, client, sizes);
                         schedule = schedule.plus(&cell);
                     }
@@ -751,6 +790,24 @@ impl Spec {
             }
         }
         schedule
+    }
+
+    /// Every cell (`operation/backend`) a run of `families` on `servers` measures, suite by suite.
+    pub fn cells(&self, families: &[String], servers: &[&str]) -> Vec<String> {
+        let mut cells = Vec::new();
+        for suite in &self.suites {
+            for backend in &suite.backends {
+                if self.runs(backend, families, servers) {
+                    cells.extend(
+                        suite
+                            .operations
+                            .iter()
+                            .map(|op| format!("{}/{backend}", op.id)),
+                    );
+                }
+            }
+        }
+        cells
     }
 
     /// The store a backend runs on, as a suite's overheads name it: its server, else its family.
@@ -823,9 +880,10 @@ impl Spec {
         )
     }
 
-    /// The seconds of the check after a cell of `operation` on `backend`: one whole check of the
+    /// The seconds of the checks after a cell of `operation` on `backend`: one whole check of the
     /// store, or none where the operation only reads and the store's server counts its changes,
-    /// which then stand for the check.
+    /// which then stand for the check; and for a durable store, its restart and one more whole
+    /// check.
     pub fn check_seconds(
         &self,
         suite: &Suite,
@@ -833,18 +891,29 @@ impl Spec {
         backend: &str,
         sizes: &[u64],
     ) -> f64 {
-        let counted = self
-            .server_of(backend)
-            .is_some_and(|server| !server.changes.is_empty());
-        if !operation.writes() && counted {
-            return 0.0;
-        }
-        per_request(
+        let whole = per_request(
             &suite.overhead_us.check,
             self.store_of(backend),
             suite,
             sizes,
-        )
+        );
+        let counted = self
+            .server_of(backend)
+            .is_some_and(|server| !server.changes.is_empty());
+        let check = if !operation.writes() && counted {
+            0.0
+        } else {
+            whole
+        };
+        let def = self.backend(backend);
+        let restart = match self.server_of(backend) {
+            Some(server) => server.durable.as_ref().map(|_| server.restart_seconds),
+            None => {
+                let family = self.family(&def.family);
+                family.durable.as_ref().map(|_| family.restart_seconds)
+            }
+        };
+        check + restart.map_or(0.0, |seconds| seconds + whole)
     }
 
     /// The backend and client a C# cell's backend name stands for: `Redis_Pipeline_FreeRedis` is
@@ -1166,6 +1235,7 @@ impl Resolver<'_> {
                 default: family.default,
                 sampling: family.sampling.value,
                 durable: family.durable,
+                restart_seconds: family.restart_seconds,
             });
         }
 
@@ -1222,6 +1292,8 @@ impl Resolver<'_> {
                 check: server.check,
                 split_missing: server.split_missing,
                 durable: server.durable,
+                restart_seconds: server.restart_seconds,
+                compact: server.compact,
                 install: server.install,
                 description: server.description,
                 pipeline_window,
