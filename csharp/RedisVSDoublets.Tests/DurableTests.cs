@@ -11,12 +11,12 @@ public class DurableTests
     static readonly ulong[] Sizes = [10, 5];
 
     /// <summary>A run folder in target/, which lies on the disk the build uses (the system's temporary folder may be tmpfs).</summary>
-    static DurableFolder Folder(Spec spec, string? dir = null, string? tmpfs = null)
+    static DurableFolder Folder(Spec spec, string? dir = null, string? tmpfs = null, string? stop = null)
     {
         var target = Path.Combine(RedisFixture.Root, "target");
         Directory.CreateDirectory(target);
         return new DurableFolder(RedisFixture.Root, spec, ["doublets-file"], Sizes,
-            v => v == spec.File.DurableDirEnv ? dir ?? target : v == spec.File.DurableTmpfsEnv ? tmpfs : null);
+            v => v == spec.File.DurableDirEnv ? dir ?? target : v == spec.File.DurableTmpfsEnv ? tmpfs : v == spec.File.DurableStopEnv ? stop : null);
     }
 
     /// <summary>Every operation of <paramref name="suite"/> on the store as the bench runs it: each cell must end with a restart and the check after it.</summary>
@@ -105,5 +105,18 @@ public class DurableTests
         using var allowed = Folder(spec, "/dev/shm", "1");
         Assert.Contains("tmpfs, allowed", allowed.Describe);
         Assert.Contains("not a folder", Assert.Throws<ArgumentException>(() => Folder(spec, "/no/such/folder")).Message);
+    }
+
+    /// <summary>BENCHMARK_DURABLE_STOP=kill: a store opened again without a sync, as a killed bench leaves its files, still holds every write it acknowledged; a value it does not know is refused, as the Rust bench refuses it.</summary>
+    [Fact]
+    public void AStoreOpenedAgainAsAKilledBenchLeavesItKeepsEveryWrite()
+    {
+        var spec = Stores.Spec();
+        using var folder = Folder(spec, stop: "kill");
+        Assert.Contains("a store is opened again without a sync", folder.Describe);
+        using (var links = new DoubletsLinks(Layout.United, folder, "killed"))
+            EveryCell(links, new LinksModel(), "links", "Doublets_United_NonVolatile");
+        var error = Assert.Throws<ArgumentException>(() => Folder(spec, stop: "-9")).Message;
+        Assert.Contains("BENCHMARK_DURABLE_STOP=\"-9\": say how a durable store stops", error);
     }
 }

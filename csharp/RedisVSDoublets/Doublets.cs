@@ -18,7 +18,7 @@ public static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "doublets_open")] public static partial Status Open(int layout, int external, nint folder, byte* name, nuint nameLength, out nint store);
     [LibraryImport(Library, EntryPoint = "doublets_restart")] public static partial Status Restart(nint store);
     [LibraryImport(Library, EntryPoint = "durable_folder")]
-    public static partial Status DurableFolder(byte* root, nuint rootLength, byte* dir, nuint dirLength, int allowTmpfs, byte* families, nuint familiesLength, ulong* sizes, nuint sizesLength, out nint folder, byte* into, nuint capacity, out nuint written);
+    public static partial Status DurableFolder(byte* root, nuint rootLength, byte* variables, nuint variablesLength, byte* families, nuint familiesLength, ulong* sizes, nuint sizesLength, out nint folder, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Library, EntryPoint = "durable_folder_free")] public static partial void DurableFolderFree(nint folder);
     [LibraryImport(Library, EntryPoint = "durable_folder_path")] public static partial Status DurableFolderPath(nint folder, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Library, EntryPoint = "durable_remove_all")] public static partial void DurableRemoveAll();
@@ -70,9 +70,11 @@ public sealed unsafe class DurableFolder : IDisposable
 
     public DurableFolder(string root, Spec spec, IEnumerable<string> families, ulong[] sizes, Func<string, string?> get)
     {
-        var (r, d, f, into) = (System.Text.Encoding.UTF8.GetBytes(root), System.Text.Encoding.UTF8.GetBytes(get(spec.File.DurableDirEnv) ?? ""),
+        // The durable variables that are set, as NAME=value lines: the Rust side reads and refuses them.
+        var variables = new[] { spec.File.DurableDirEnv, spec.File.DurableTmpfsEnv, spec.File.DurableStopEnv }
+            .Where(name => name.Length > 0 && get(name) is not null).Select(name => $"{name}={get(name)}");
+        var (r, d, f, into) = (System.Text.Encoding.UTF8.GetBytes(root), System.Text.Encoding.UTF8.GetBytes(string.Join("\n", variables)),
             System.Text.Encoding.UTF8.GetBytes(string.Join(",", families)), new byte[4096]);
-        var allow = get(spec.File.DurableTmpfsEnv)?.Trim() == "1" ? 1 : 0;
         Native.Status status;
         nuint written;
         fixed (byte* pr = r)
@@ -80,7 +82,7 @@ public sealed unsafe class DurableFolder : IDisposable
         fixed (byte* pf = f)
         fixed (ulong* ps = sizes)
         fixed (byte* pi = into)
-            status = Native.DurableFolder(pr, (nuint)r.Length, pd, (nuint)d.Length, allow, pf, (nuint)f.Length, ps, (nuint)sizes.Length, out handle, pi, (nuint)into.Length, out written);
+            status = Native.DurableFolder(pr, (nuint)r.Length, pd, (nuint)d.Length, pf, (nuint)f.Length, ps, (nuint)sizes.Length, out handle, pi, (nuint)into.Length, out written);
         var text = System.Text.Encoding.UTF8.GetString(into, 0, (int)Math.Min(written, (nuint)into.Length));
         if (status != Native.Status.Ok) throw new ArgumentException(text);
         Describe = text;

@@ -205,6 +205,8 @@ public sealed class SpecFile
     public string DurableDirEnv { get; set; } = "";
     /// <summary>The variable that allows that folder to be on tmpfs.</summary>
     public string DurableTmpfsEnv { get; set; } = "";
+    /// <summary>The variable saying how durable stores stop before each restart (close or kill); the Rust side reads it.</summary>
+    public string DurableStopEnv { get; set; } = "";
     public string ServerEnv { get; set; } = "";
     /// <summary>The variable that picks the clients the server backends are measured through.</summary>
     public string ClientEnv { get; set; } = "";

@@ -49,23 +49,41 @@ static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// The run's folder for durable stores: removed when dropped.
 pub struct Folder {
     path: PathBuf,
-    /// The folder it lies in, that folder's file system and device, and the disk's fsync latency,
-    /// for the conditions.
+    /// How its stores stop before each restart.
+    pub stop: Stop,
+    /// The folder it lies in, that folder's file system and device, the disk's fsync latency and
+    /// how stores stop before a restart, for the conditions.
     pub describe: String,
 }
 
+/// How a durable store stops before it is opened again (the spec's durable_stop_env).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// As a store is shut down: a server gets SIGTERM (Redis fsyncs its file and exits), an
+    /// in-process store syncs its files (fsync) and closes them.
+    Close,
+    /// As a crash of its process leaves it: a server gets SIGKILL (kill -9), an in-process store
+    /// is opened again without syncing, from what the kernel holds of its files, which is what
+    /// the bench's process would leave if killed.
+    Kill,
+}
+
 /// One store's folder inside the run's: removed when dropped, after the store that uses it.
-pub struct StoreFolder(PathBuf);
+pub struct StoreFolder {
+    path: PathBuf,
+    /// How the store stops before each restart.
+    pub stop: Stop,
+}
 
 impl StoreFolder {
     pub fn path(&self) -> &Path {
-        &self.0
+        &self.path
     }
 }
 
 impl Drop for StoreFolder {
     fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
+        std::fs::remove_dir_all(&self.path).ok();
     }
 }
 
@@ -95,6 +113,16 @@ impl Folder {
         if !parent.is_dir() {
             bail!("{named}: not a folder");
         }
+        let stop_variable = &spec.durable_stop_env;
+        let stop = match get(stop_variable).as_deref().map(str::trim) {
+            None | Some("" | "close") => Stop::Close,
+            Some("kill") => Stop::Kill,
+            Some(other) => bail!(
+                "{stop_variable}={other:?}: say how a durable store stops before each restart: \
+                 close (the default: SIGTERM for a server, a sync and a close for a store in the \
+                 bench) or kill (SIGKILL for a server, no sync for a store in the bench)"
+            ),
+        };
         let stat = statfs(&parent).with_context(|| named.clone())?;
         let tmpfs = stat.f_type as i64 == TMPFS_MAGIC;
         if tmpfs && get(&spec.durable_tmpfs_env).is_none_or(|v| v.trim() != "1") {
@@ -126,14 +154,19 @@ impl Folder {
             .push(path.clone());
         let mut folder = Folder {
             describe: String::new(),
+            stop,
             path,
         };
         let fsync = fdatasync_micros(&folder.path)?;
         folder.describe = format!(
-            "{} on {} ({}), fdatasync of 4 KiB {fsync:.0} µs (median of 100)",
+            "{} on {} ({}), fdatasync of 4 KiB {fsync:.0} µs (median of 100); {}",
             parent.display(),
             mount(&folder.path).unwrap_or_else(|| "an unknown file system".into()),
-            if tmpfs { "tmpfs, allowed" } else { "not tmpfs" }
+            if tmpfs { "tmpfs, allowed" } else { "not tmpfs" },
+            match stop {
+                Stop::Close => "before each restart a server gets SIGTERM, a store syncs and closes its files",
+                Stop::Kill => "before each restart a server gets SIGKILL, a store is opened again without a sync",
+            }
         );
         Ok(folder)
     }
@@ -145,7 +178,10 @@ impl Folder {
             .mode(0o700)
             .create(&path)
             .with_context(|| format!("making {}", path.display()))?;
-        Ok(StoreFolder(path))
+        Ok(StoreFolder {
+            path,
+            stop: self.stop,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -257,10 +293,12 @@ impl<S> Reopen<S> {
     }
 
     /// Syncs the store's files (fsync: whatever it wrote through its mapping is then on the
-    /// disk) and opens the store again from them. The caller then drops the old store, which
-    /// unmaps them: both map the same pages of the same files meanwhile.
+    /// disk), unless it stops as if killed, and opens the store again from them. The caller then
+    /// drops the old store, which unmaps them: both map the same pages of the same files meanwhile.
     pub fn again(&self) -> anyhow::Result<(S, crate::memory::Blocks)> {
-        sync(self.folder.path())?;
+        if self.folder.stop == Stop::Close {
+            sync(self.folder.path())?;
+        }
         (self.open)(Some(self.folder.path()))
     }
 

@@ -23,7 +23,7 @@ use anyhow::{bail, Context};
 use redis::{Client, Cmd, Connection, ToRedisArgs};
 
 use crate::{
-    durable::{Folder, StoreFolder},
+    durable::{Folder, Stop, StoreFolder},
     redis_store::{items, Mode, RedisStore, Restarts},
     spec::{Compact, ServerKind, Spec},
 };
@@ -292,17 +292,19 @@ impl DisposableServer {
         self.child.lock().unwrap_or_else(|e| e.into_inner()).id()
     }
 
-    /// Stops a durable server (SIGTERM: Redis fsyncs its append-only file and exits) and starts
-    /// it again on the same port and files, which it loads before it accepts a connection. Every
-    /// connection to it is then gone: its stores connect again.
+    /// Stops a durable server (SIGTERM: Redis fsyncs its append-only file and exits; or SIGKILL,
+    /// where the run's stores stop as if killed) and starts it again on the same port and files,
+    /// which it loads before it accepts a connection. Every connection to it is then gone: its
+    /// stores connect again.
     pub fn restart(&self) -> anyhow::Result<()> {
-        if self.data.is_none() {
+        let Some(data) = &self.data else {
             bail!("{} keeps nothing to restart on", self.kind.name);
-        }
+        };
         let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
-        stop(child.id());
+        let kill = data.stop == Stop::Kill;
+        signal(child.id(), if kill { libc::SIGKILL } else { libc::SIGTERM });
         let status = child.wait()?;
-        if !status.success() {
+        if !kill && !status.success() {
             bail!("{} exited with {status} when stopped", self.kind.name);
         }
         let socket = self.folder.as_ref().map(|f| f.join("server.sock"));
@@ -400,8 +402,13 @@ fn launch(kind: &ServerKind, args: &[String], url: &str) -> anyhow::Result<Child
 
 /// Stops a server this process started, with every process of its group.
 fn stop(pid: u32) {
+    signal(pid, libc::SIGTERM);
+}
+
+/// Sends `signal` to a server this process started, and to every process of its group.
+fn signal(pid: u32, signal: libc::c_int) {
     // SAFETY: signals only the process group of a server this process started.
-    unsafe { libc::kill(-(pid as libc::pid_t), libc::SIGTERM) };
+    unsafe { libc::kill(-(pid as libc::pid_t), signal) };
 }
 
 impl Drop for DisposableServer {

@@ -27,15 +27,22 @@ const SIZES: [u64; 2] = [10, 5];
 /// A run folder in target/, which lies on the disk the build uses (the system's temporary folder
 /// may be tmpfs), as BENCHMARK_DURABLE_DIR would name it.
 fn folder(spec: &Spec) -> Folder {
+    stopping(spec, "close")
+}
+
+/// [`folder`], its stores stopping before each restart as BENCHMARK_DURABLE_STOP=`stop` says.
+fn stopping(spec: &Spec, stop: &str) -> Folder {
     let target = repository().join("target");
     std::fs::create_dir_all(&target).unwrap();
     let dir = target.display().to_string();
-    Folder::new(
-        spec,
-        |var| (var == spec.durable_dir_env).then(|| dir.clone()),
-        1 << 20,
-    )
-    .unwrap()
+    let get = |var: &str| {
+        if var == spec.durable_dir_env {
+            Some(dir.clone())
+        } else {
+            (var == spec.durable_stop_env).then(|| stop.to_string())
+        }
+    };
+    Folder::new(spec, get, 1 << 20).unwrap()
 }
 
 /// Every operation of `suite` on `store` as the bench runs it: each cell must end with a restart
@@ -215,6 +222,18 @@ fn a_folder_on_tmpfs_or_short_of_space_is_refused_before_any_work() {
         error.contains("BENCHMARK_DURABLE_DIR=/no/such/folder: not a folder"),
         "{error}"
     );
+    let error = Folder::new(
+        &spec,
+        |var| (var == spec.durable_stop_env).then(|| "-9".into()),
+        1,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        error.contains("BENCHMARK_DURABLE_STOP=\"-9\": say how a durable store stops"),
+        "{error}"
+    );
     let needed = durable::needed(&spec, &["doublets-file".to_string()], &[1_000_000, 1000]);
     assert!(needed > 80 << 20, "{needed}");
     assert_eq!(
@@ -265,7 +284,10 @@ fn a_durable_redis_passes_every_check_with_a_restart_after_each_cell() {
             .unwrap()
             .get_connection()
             .unwrap();
-        let info: String = redis::cmd("INFO").arg("persistence").query(&mut con).unwrap();
+        let info: String = redis::cmd("INFO")
+            .arg("persistence")
+            .query(&mut con)
+            .unwrap();
         assert!(info.contains("aof_rewrites:1\r\n"), "{id}: {info}");
     }
     let error = Server::start(&common::kind("redis-aof"), None)
@@ -323,4 +345,32 @@ fn a_redis_whose_file_lost_a_write_fails_the_cell_after_the_restart() {
         error.contains("(after closing the store and opening it again)"),
         "{error}"
     );
+}
+
+/// Stopped as a crash of their process leaves them (BENCHMARK_DURABLE_STOP=kill): Redis, its file
+/// fsynced before each answer, killed with SIGKILL, and a doublets store opened again without a
+/// sync, still hold every write they acknowledged, in every mode of the links suite.
+#[test]
+fn killed_stores_keep_every_write_they_acknowledged() {
+    let spec = common::spec();
+    let run = stopping(&spec, "kill");
+    assert!(
+        run.describe.contains("a server gets SIGKILL"),
+        "{}",
+        run.describe
+    );
+    let server = Server::start(&common::kind("redis-aof-always"), Some(&run)).unwrap();
+    let pid = server.disposable.as_ref().unwrap().pid();
+    for mode in Mode::ALL {
+        let mut store = server.store(LinkRequest::KEYS, false, mode).unwrap();
+        every_cell::<_, LinksModel>(&mut store, "links", &server.backend(mode));
+        server.release().unwrap();
+    }
+    assert_ne!(
+        server.disposable.as_ref().unwrap().pid(),
+        pid,
+        "never restarted"
+    );
+    let mut store = links::united_store(Some(run.store("killed").unwrap())).unwrap();
+    every_cell::<_, LinksModel>(&mut store, "links", "Doublets_United_NonVolatile");
 }

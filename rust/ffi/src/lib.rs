@@ -127,10 +127,10 @@ unsafe fn hand_out(store: anyhow::Result<Store>, out: *mut *mut Store) -> Status
 }
 
 /// The run's folder for durable stores ([`redis_vs_doublets::durable::Folder`]), as the Rust
-/// bench makes it: inside `dir` (the spec's durable_dir_env; the system's temporary folder when
-/// empty), refused on tmpfs unless `allow_tmpfs` is non-zero, and when it has less free space than
-/// the stores of the families named in `families` (comma-separated ids) need at `sizes` (the spec's
-/// sizes in order). The checkout at `root` gives the spec. Writes the handle to `folder` and what
+/// bench makes it from `variables`, lines `NAME=value` of the spec's durable variables that are
+/// set (where the files go, whether tmpfs is allowed, how stores stop before a restart), refused
+/// as the Rust bench refuses it, and when it has less free space than the stores of the families
+/// named in `families` (comma-separated ids) need at `sizes` (the spec's sizes in order). The checkout at `root` gives the spec. Writes the handle to `folder` and what
 /// the folder lies on (or the refusal) as [`answer`] writes it. Freed by `durable_folder_free`.
 ///
 /// # Safety
@@ -141,9 +141,8 @@ unsafe fn hand_out(store: anyhow::Result<Store>, out: *mut *mut Store) -> Status
 pub unsafe extern "C" fn durable_folder(
     root: *const u8,
     root_len: usize,
-    dir: *const u8,
-    dir_len: usize,
-    allow_tmpfs: i32,
+    variables: *const u8,
+    variables_len: usize,
     families: *const u8,
     families_len: usize,
     sizes: *const u64,
@@ -159,10 +158,10 @@ pub unsafe extern "C" fn durable_folder(
     guard(|| {
         let made = (|| {
             // SAFETY: the caller passes the texts' and the sizes' lengths.
-            let (root, dir, families, sizes) = unsafe {
+            let (root, variables, families, sizes) = unsafe {
                 (
                     text(root, root_len)?,
-                    text(dir, dir_len)?,
+                    text(variables, variables_len)?,
                     text(families, families_len)?,
                     std::slice::from_raw_parts(sizes, sizes_len),
                 )
@@ -174,13 +173,10 @@ pub unsafe extern "C" fn durable_folder(
             let families: Vec<String> = families.split(',').map(String::from).collect();
             let needed = durable::needed(&spec, &families, sizes);
             let get = |var: &str| {
-                if var == spec.durable_dir_env {
-                    Some(dir.to_string())
-                } else if var == spec.durable_tmpfs_env {
-                    Some(if allow_tmpfs != 0 { "1" } else { "0" }.to_string())
-                } else {
-                    None
-                }
+                variables.lines().find_map(|line| {
+                    let (name, value) = line.split_once('=')?;
+                    (name == var).then(|| value.to_string())
+                })
             };
             Folder::new(&spec, get, needed)
         })();

@@ -262,6 +262,8 @@ mod wire {
         #[serde(default)]
         pub durable_tmpfs_env: String,
         #[serde(default)]
+        pub durable_stop_env: String,
+        #[serde(default)]
         pub server_env: String,
         #[serde(default)]
         pub client_env: String,
@@ -653,6 +655,8 @@ pub struct Spec {
     pub durable_dir_env: String,
     /// The variable that allows that folder to be on tmpfs.
     pub durable_tmpfs_env: String,
+    /// The variable saying how durable stores stop before each restart (close, kill).
+    pub durable_stop_env: String,
     pub server_env: String,
     /// The variable that picks the C# bench's clients.
     pub client_env: String,
@@ -1479,6 +1483,7 @@ impl Resolver<'_> {
             family_env: wire.family_env,
             durable_dir_env: wire.durable_dir_env,
             durable_tmpfs_env: wire.durable_tmpfs_env,
+            durable_stop_env: wire.durable_stop_env,
             server_env: wire.server_env,
             client_env: wire.client_env,
             servers,
