@@ -316,6 +316,9 @@ public sealed class RedisServer : IDisposable
         // cannot yet, and a durable cell without that check would measure nothing durable.
         if (kinds.FirstOrDefault(k => k.KeepsFiles) is { } durable)
             throw new ArgumentException($"{spec.File.ServerEnv}: {durable.Id} keeps its data in files, and the C# harness does not restart servers on their files yet: measure {durable.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
+        // The Rust bench starts such a server inside a network namespace of its own; this harness cannot yet.
+        if (kinds.FirstOrDefault(k => k.OnItsOwnHost) is { } remote)
+            throw new ArgumentException($"{spec.File.ServerEnv}: {remote.Id} runs on a host of its own (a network namespace), which the C# harness does not make yet: measure {remote.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
         var servers = new List<RedisServer>();
         try
         {

@@ -95,6 +95,8 @@ public sealed class ServerDef
     public double RestartSeconds { get; set; }
     /// <summary>How a durable server's files are made as small as its data after each restart.</summary>
     public CompactDef? Compact { get; set; }
+    /// <summary>For a server on a host of its own (its start takes {host}): the round trip the network to it adds, in µs.</summary>
+    public long? RoundTripUs { get; set; }
     /// <summary>How to install it, for the error when it cannot start.</summary>
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
@@ -107,6 +109,8 @@ public sealed class ServerDef
 
     /// <summary>Whether its start takes {dir}, the folder its data files go in: a durable server's.</summary>
     public bool KeepsFiles => Start.Any(a => a.Contains("{dir}", StringComparison.Ordinal));
+    /// <summary>It runs on a host of its own and binds that host's address (its start takes {host}).</summary>
+    public bool OnItsOwnHost => Start.Any(a => a.Contains("{host}", StringComparison.Ordinal));
 }
 
 public sealed class ExpectedDef
@@ -452,6 +456,10 @@ public sealed class Spec
                 throw new SpecException($"{At("id: " + server.Id)}: " + (server.KeepsFiles
                     ? "start: {dir} is the folder of a durable server's files: say when a write is durable in `durable`"
                     : "start: a durable server takes {dir}, the folder its files go in"));
+            if (server.OnItsOwnHost != server.RoundTripUs is not null)
+                throw new SpecException($"{At("id: " + server.Id)}: " + (server.OnItsOwnHost
+                    ? "start: {host} is the address of a server on a host of its own: give the round trip to it in `round_trip_us`"
+                    : "start: a server with a round trip runs on a host of its own and binds its address, {host}"));
             if (server.KeepsFiles && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
                 throw new SpecException($"{At("id: " + server.Id)}: a durable server needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
             server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;

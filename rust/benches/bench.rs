@@ -110,6 +110,10 @@ fn run() -> anyhow::Result<()> {
         Vec::new()
     };
     let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
+    let networks = provenance::networks(&servers)?;
+    if let Some(networks) = &networks {
+        eprintln!("over a network: {networks}");
+    }
     if selection.list {
         // As Criterion lists, without loading or checking a store.
         for cell in spec.cells(&families, &server_ids) {
@@ -203,6 +207,9 @@ fn run() -> anyhow::Result<()> {
             lines.push(("redis", provenance::servers(&servers)));
             if let Some(unsplit) = provenance::unsplit(&servers) {
                 lines.push(("unsplit", unsplit));
+            }
+            if let Some(networks) = &networks {
+                lines.push(("network", networks.clone()));
             }
         }
         lines.extend(provenance::common());

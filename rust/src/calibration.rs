@@ -43,7 +43,7 @@ static RECORDED: Mutex<Vec<(&'static str, String)>> = Mutex::new(Vec::new());
 /// redis:// URL, or none when the round runs no server) and the loop.
 pub fn record(moment: Moment, server: Option<(&str, &str)>) -> anyhow::Result<()> {
     let round_trip = match server {
-        Some((name, url)) => format!("{}; ", round_trip(name, url)?),
+        Some((name, url)) => format!("{}; ", round_trip(name, url, PINGS)?),
         None => String::new(),
     };
     let text = format!("{round_trip}loop {:.0} ms", cpu_loop().as_secs_f64() * 1e3);
@@ -59,11 +59,11 @@ pub fn recorded() -> Vec<(&'static str, String)> {
 
 /// "round trip 38 µs median, 95 µs p99 (2,000 PINGs to Redis)": PING touches no data, so it is
 /// safe on any server, a REDIS_URL one included.
-fn round_trip(name: &str, url: &str) -> anyhow::Result<String> {
+pub fn round_trip(name: &str, url: &str, pings: usize) -> anyhow::Result<String> {
     let mut connection = redis::Client::open(url)
         .and_then(|c| c.get_connection())
         .with_context(|| format!("calibration: cannot connect to {name}"))?;
-    let mut took: Vec<Duration> = (0..PINGS)
+    let mut took: Vec<Duration> = (0..pings)
         .map(|_| {
             let started = Instant::now();
             redis::cmd("PING")
@@ -75,7 +75,7 @@ fn round_trip(name: &str, url: &str) -> anyhow::Result<String> {
     took.sort_unstable();
     let at = |q: f64| took[((took.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e6;
     Ok(format!(
-        "round trip {:.0} µs median, {:.0} µs p99 ({PINGS} PINGs to {name})",
+        "round trip {:.0} µs median, {:.0} µs p99 ({pings} PINGs to {name})",
         at(0.5),
         at(0.99)
     ))

@@ -240,6 +240,22 @@ pub fn servers(servers: &[crate::redis_server::Server]) -> String {
     described.join("; ")
 }
 
+/// The servers on hosts of their own ([`crate::network`]), each with its network and the round
+/// trip measured to it (200 PINGs): "RedisRack: a veth pair to …, round trip 231 µs median, …".
+/// `None` where none is.
+pub fn networks(servers: &[crate::redis_server::Server]) -> anyhow::Result<Option<String>> {
+    let mut described = Vec::new();
+    for server in servers {
+        let Some(netns) = server.disposable.as_ref().and_then(|d| d.netns.as_ref()) else {
+            continue;
+        };
+        let name = &server.kind.name;
+        let measured = crate::calibration::round_trip(name, &server.url, 200)?;
+        described.push(format!("{name}: {}, {measured}", netns.describe()));
+    }
+    Ok((!described.is_empty()).then(|| described.join("; ")))
+}
+
 /// The servers that refused the readings of a split ([`crate::redis_server::Server::split_refused`]),
 /// each with its words: "Redis: NOPERM …". `None` where none did.
 pub fn unsplit(servers: &[crate::redis_server::Server]) -> Option<String> {

@@ -24,6 +24,7 @@ use redis::{Client, Cmd, Connection, ToRedisArgs};
 
 use crate::{
     durable::{Folder, Stop, StoreFolder},
+    network::Netns,
     redis_store::{items, Mode, RedisStore, Restarts},
     spec::{Compact, ServerKind, Spec},
 };
@@ -169,6 +170,9 @@ pub struct DisposableServer {
     /// The folder of a durable server's files, in the run's folder for durable stores: removed
     /// when it stops (declared after the process, which Drop stops first).
     data: Option<StoreFolder>,
+    /// The host of its own a server with a round trip runs on: removed when it stops (declared
+    /// after the process, which Drop stops first).
+    pub netns: Option<Netns>,
     kind: ServerKind,
     port: u16,
 }
@@ -239,6 +243,10 @@ impl DisposableServer {
             std::env::temp_dir().join(format!("redis-vs-doublets-{}-{port}", std::process::id()))
         });
         let socket = folder.as_ref().map(|f| f.join("server.sock"));
+        let netns = match kind.round_trip_us {
+            Some(round_trip) => Some(Netns::create(&kind.name, round_trip, port)?),
+            None => None,
+        };
         if let Some(folder) = &folder {
             std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
                 .create(folder)
@@ -246,11 +254,12 @@ impl DisposableServer {
                     format!("creating {} for {}'s socket", folder.display(), kind.name)
                 })?;
         }
-        let url = match &socket {
-            Some(socket) => format!("redis+unix://{}?db=0", socket.display()),
-            None => format!("redis://127.0.0.1:{port}/0"),
+        let url = match (&socket, &netns) {
+            (Some(socket), _) => format!("redis+unix://{}?db=0", socket.display()),
+            (None, Some(netns)) => format!("redis://{}:{port}/0", netns.host),
+            (None, None) => format!("redis://127.0.0.1:{port}/0"),
         };
-        let args = Self::args(kind, port, socket.as_deref(), data.as_ref());
+        let args = Self::args(kind, port, socket.as_deref(), data.as_ref(), netns.as_ref());
         let child = launch(kind, &args, &url).inspect_err(|_| {
             if let Some(folder) = &folder {
                 std::fs::remove_dir_all(folder).ok();
@@ -261,20 +270,23 @@ impl DisposableServer {
             url,
             folder,
             data,
+            netns,
             kind: kind.clone(),
             port,
         })
     }
 
-    /// The command line of a server of `kind`: the spec's `start` with its port, its socket and
-    /// the folder of its files.
+    /// The command line of a server of `kind`: the spec's `start` with its port, its socket, the
+    /// folder of its files and the address it binds in its namespace, run there.
     fn args(
         kind: &ServerKind,
         port: u16,
         socket: Option<&std::path::Path>,
         data: Option<&StoreFolder>,
+        netns: Option<&Netns>,
     ) -> Vec<String> {
-        kind.start
+        let args: Vec<String> = kind
+            .start
             .iter()
             .map(|a| a.replace("{port}", &port.to_string()))
             .map(|a| match socket {
@@ -285,7 +297,15 @@ impl DisposableServer {
                 Some(data) => a.replace("{dir}", &data.path().display().to_string()),
                 None => a,
             })
-            .collect()
+            .map(|a| match netns {
+                Some(netns) => a.replace("{host}", &netns.server.to_string()),
+                None => a,
+            })
+            .collect();
+        match netns {
+            Some(netns) => netns.exec(&args),
+            None => args,
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -308,7 +328,13 @@ impl DisposableServer {
             bail!("{} exited with {status} when stopped", self.kind.name);
         }
         let socket = self.folder.as_ref().map(|f| f.join("server.sock"));
-        let args = Self::args(&self.kind, self.port, socket.as_deref(), self.data.as_ref());
+        let args = Self::args(
+            &self.kind,
+            self.port,
+            socket.as_deref(),
+            self.data.as_ref(),
+            self.netns.as_ref(),
+        );
         *child = launch(&self.kind, &args, &self.url)?;
         match &self.kind.compact {
             Some(compact) => self.compact(compact),
@@ -382,19 +408,18 @@ fn launch(kind: &ServerKind, args: &[String], url: &str) -> anyhow::Result<Child
         }
         // A server that loads its files accepts connections before it answers: PING says
         // LOADING until the data is in.
-        let answers = Client::open(url)?
+        let answer = Client::open(url)?
             .get_connection()
-            .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con))
-            .is_ok();
-        if answers {
+            .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con));
+        if answer.is_ok() {
             // Whatever it writes to stderr from now on is read, so that it never blocks on it.
             if let Some(mut pipe) = child.stderr.take() {
                 thread::spawn(move || std::io::copy(&mut pipe, &mut std::io::sink()));
             }
             return Ok(child);
         }
-        if started.elapsed() > Duration::from_secs(60) {
-            bail!("{} at {url} did not answer within 60 s", kind.name);
+        if let (Err(e), true) = (answer, started.elapsed() > Duration::from_secs(60)) {
+            bail!("{} at {url} did not answer within 60 s: {e}", kind.name);
         }
         thread::sleep(Duration::from_millis(20));
     }
@@ -495,6 +520,7 @@ pub fn stop_on_interrupt() -> anyhow::Result<()> {
             }
         }
         crate::durable::remove_all();
+        crate::network::remove_all();
         eprintln!("interrupted");
         std::process::exit(130);
     })

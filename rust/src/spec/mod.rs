@@ -352,6 +352,7 @@ mod wire {
         #[serde(default)]
         pub restart_seconds: f64,
         pub compact: Option<super::Compact>,
+        pub round_trip_us: Option<Spanned<u64>>,
         pub install: String,
         pub description: Text,
     }
@@ -507,6 +508,9 @@ pub struct ServerKind {
     pub restart_seconds: f64,
     /// How a durable server's files are made as small as its data, after each restart.
     pub compact: Option<Compact>,
+    /// For a server on a host of its own (its start takes `{host}`): the round trip the network
+    /// to it adds, in µs ([`crate::network`]).
+    pub round_trip_us: Option<u64>,
     /// How to install it, for the error when it cannot start.
     pub install: String,
     pub description: Text,
@@ -1277,6 +1281,17 @@ impl Resolver<'_> {
                     },
                 ));
             }
+            let takes_host = server.start.value.iter().any(|a| a.contains("{host}"));
+            if takes_host != server.round_trip_us.is_some() {
+                return Err(self.error(
+                    &server.start,
+                    if takes_host {
+                        "start: {host} is the address of a server on a host of its own: give the round trip to it in `round_trip_us`"
+                    } else {
+                        "start: a server with a round trip runs on a host of its own and binds its address, {host}"
+                    },
+                ));
+            }
             if takes_dir && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty()) {
                 return Err(self.error(
                     &server.id,
@@ -1298,6 +1313,7 @@ impl Resolver<'_> {
                 durable: server.durable,
                 restart_seconds: server.restart_seconds,
                 compact: server.compact,
+                round_trip_us: server.round_trip_us.map(|r| r.value),
                 install: server.install,
                 description: server.description,
                 pipeline_window,
