@@ -22,6 +22,12 @@ public static unsafe partial class Native
     [LibraryImport(Library, EntryPoint = "durable_folder_free")] public static partial void DurableFolderFree(nint folder);
     [LibraryImport(Library, EntryPoint = "durable_folder_path")] public static partial Status DurableFolderPath(nint folder, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Library, EntryPoint = "durable_remove_all")] public static partial void DurableRemoveAll();
+    [LibraryImport(Library, EntryPoint = "network_open")]
+    public static partial Status NetworkOpen(byte* name, nuint nameLength, ulong roundTripUs, ushort port, out nint network, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Library, EntryPoint = "network_describe")]
+    public static partial Status NetworkDescribe(nint network, byte* name, nuint nameLength, byte* url, nuint urlLength, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Library, EntryPoint = "network_free")] public static partial void NetworkFree(nint network);
+    [LibraryImport(Library, EntryPoint = "network_remove_all")] public static partial void NetworkRemoveAll();
     [LibraryImport(Library, EntryPoint = "doublets_free")] public static partial void Free(nint store);
     [LibraryImport(Library, EntryPoint = "doublets_any")] public static partial ulong Any(nint store);
     [LibraryImport(Library, EntryPoint = "doublets_create_point")] public static partial Status CreatePoint(nint store, out ulong id);

@@ -168,6 +168,7 @@ public sealed class Bench(Options options)
             {
                 server.Preflight(allowFlush);
                 Console.Error.WriteLine($"{server.Describe()} at {server.Shown} ({server.DescribeScripting()})");
+                if (server.NetworkLine is { } network) Console.Error.WriteLine($"over a network: {network}");
                 if (server.SplitRefused is { } words)
                     Console.Error.WriteLine($"{server.Describe()}: where its time goes is not reported, since it refused INFO cpu commandstats: {words}");
             }
@@ -413,6 +414,8 @@ public sealed class Bench(Options options)
             provenance.Add(("redis", string.Join("; ", servers.Select(s => $"{s.Describe()} ({s.DescribeScripting()})"))));
             if (servers.Where(s => s.SplitRefused is not null).Select(s => $"{s.Kind.Name}: {s.SplitRefused}").ToList() is { Count: > 0 } unsplit)
                 provenance.Add(("unsplit", string.Join("; ", unsplit)));
+            if (servers.Where(s => s.NetworkLine is not null).Select(s => s.NetworkLine!).ToList() is { Count: > 0 } networks)
+                provenance.Add(("network", string.Join("; ", networks)));
         }
         provenance.AddRange(Provenance.Common(root));
         return provenance;

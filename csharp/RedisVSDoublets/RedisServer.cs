@@ -155,6 +155,9 @@ public sealed class RedisServer : IDisposable
         catch (RedisServerException e) { return e.Message; }
     }
 
+    /// <summary>For a server on a host of its own: the network to it and the round trip measured over it, for the result file's network line.</summary>
+    public string? NetworkLine { get; private set; }
+
     /// <summary>"Redis 7.0.15", as the provenance and messages name it.</summary>
     public string Describe() => $"{Kind.Name} {Version}";
 
@@ -316,9 +319,6 @@ public sealed class RedisServer : IDisposable
         // cannot yet, and a durable cell without that check would measure nothing durable.
         if (kinds.FirstOrDefault(k => k.KeepsFiles) is { } durable)
             throw new ArgumentException($"{spec.File.ServerEnv}: {durable.Id} keeps its data in files, and the C# harness does not restart servers on their files yet: measure {durable.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
-        // The Rust bench starts such a server inside a network namespace of its own; this harness cannot yet.
-        if (kinds.FirstOrDefault(k => k.OnItsOwnHost) is { } remote)
-            throw new ArgumentException($"{spec.File.ServerEnv}: {remote.Id} runs on a host of its own (a network namespace), which the C# harness does not make yet: measure {remote.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
         var servers = new List<RedisServer>();
         try
         {
@@ -355,7 +355,17 @@ public sealed class RedisServer : IDisposable
             var socket = folder is null ? null : Path.Combine(folder, "server.sock");
             if (folder is not null && !OperatingSystem.IsWindows())
                 Directory.CreateDirectory(folder, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-            var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal).Replace("{socket}", socket, StringComparison.Ordinal)).ToList();
+            // A server with a round trip runs on a host of its own, made for it and removed when it stops.
+            Network? network;
+            try { network = kind.RoundTripUs is { } roundTrip ? new Network(kind.Name, roundTrip, int.Parse(port, System.Globalization.CultureInfo.InvariantCulture)) : null; }
+            catch
+            {
+                if (folder is not null) Directory.Delete(folder, recursive: true);
+                throw;
+            }
+            var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal).Replace("{socket}", socket, StringComparison.Ordinal)
+                .Replace("{host}", network?.Server, StringComparison.Ordinal)).ToList();
+            if (network is not null) args = [.. network.Exec, .. args];
             Process process;
             try
             {
@@ -365,18 +375,24 @@ public sealed class RedisServer : IDisposable
             catch (System.ComponentModel.Win32Exception e)
             {
                 if (folder is not null) Directory.Delete(folder, recursive: true);
+                network?.Dispose();
                 throw new InvalidOperationException($"cannot start {kind.Name} ({e.Message}): install {kind.Install}");
             }
             // Whatever it writes is read, so that it never blocks on a full pipe.
             process.OutputDataReceived += (_, _) => { };
             process.BeginOutputReadLine();
-            ServerProcesses.Add(process, folder);
+            ServerProcesses.Add(process, folder, network);
             var stop = () => ServerProcesses.Stop(process);
-            var url = socket is null ? $"redis://127.0.0.1:{port}/0" : $"redis+unix://{socket}?db=0";
+            var url = (socket, network) switch
+            {
+                ({ } unix, _) => $"redis+unix://{unix}?db=0",
+                (null, { } host) => $"redis://{host.Host}:{port}/0",
+                _ => $"redis://127.0.0.1:{port}/0",
+            };
             var watch = Stopwatch.StartNew();
             while (watch.Elapsed < TimeSpan.FromSeconds(60) && !process.HasExited)
             {
-                try { return new RedisServer(url, process, [kind]); }
+                try { return new RedisServer(url, process, [kind]) { NetworkLine = network is null ? null : $"{kind.Name}: {network.Measure(kind.Name, url)}" }; }
                 catch (RedisConnectionException e) { last = e; Thread.Sleep(20); }
                 catch (InvalidOperationException) { stop(); throw; }
             }
@@ -523,8 +539,8 @@ public sealed class RedisServer : IDisposable
 /// </summary>
 static class ServerProcesses
 {
-    /// <summary>Each live server's process, with the private folder of its Unix socket if it has one.</summary>
-    static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, string?> live = new();
+    /// <summary>Each live server's process, with the private folder of its Unix socket and the host of its own, where it has them.</summary>
+    static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, (string? Folder, Network? Network)> live = new();
     /// <summary>Held so that the registrations live as long as the process.</summary>
     static readonly PosixSignalRegistration[] signals;
 
@@ -542,12 +558,13 @@ static class ServerProcesses
         RedisServer.Exit(context);
     }
 
-    public static void Add(Process process, string? folder) => live[process] = folder;
+    public static void Add(Process process, string? folder, Network? network) => live[process] = (folder, network);
 
-    /// <summary>Stops <paramref name="process"/> and removes its socket's folder.</summary>
+    /// <summary>Stops <paramref name="process"/> and removes its socket's folder and its host.</summary>
     public static void Stop(Process process)
     {
-        live.TryRemove(process, out var folder);
+        live.TryRemove(process, out var owned);
+        var (folder, network) = owned;
         try
         {
             if (process.HasExited) return;
@@ -558,6 +575,7 @@ static class ServerProcesses
         finally
         {
             if (folder is not null && Directory.Exists(folder)) Directory.Delete(folder, recursive: true);
+            network?.Dispose();
         }
     }
 

@@ -144,6 +144,13 @@ impl Netns {
         )
     }
 
+    /// What [`describe`](Self::describe) says with the round trip measured to the server `name`
+    /// at `url` over it (200 PINGs), for the result file's network line.
+    pub fn measured(&self, name: &str, url: &str) -> anyhow::Result<String> {
+        let round_trip = crate::calibration::round_trip(name, url, 200)?;
+        Ok(format!("{}, {round_trip}", self.describe()))
+    }
+
     fn remove(&mut self) {
         // The relay first, which closes the connections it relays.
         self.relay.take();

@@ -250,8 +250,7 @@ pub fn networks(servers: &[crate::redis_server::Server]) -> anyhow::Result<Optio
             continue;
         };
         let name = &server.kind.name;
-        let measured = crate::calibration::round_trip(name, &server.url, 200)?;
-        described.push(format!("{name}: {}, {measured}", netns.describe()));
+        described.push(format!("{name}: {}", netns.measured(name, &server.url)?));
     }
     Ok((!described.is_empty()).then(|| described.join("; ")))
 }

@@ -16,6 +16,7 @@ use doublets::{
 use redis_vs_doublets::{
     durable::{self, Folder, StoreFolder},
     memory::{self, Split, United},
+    network::{self, Netns},
 };
 
 /// A store of either layout, on the heap or on files. One exists per store and lives in a Box,
@@ -229,6 +230,102 @@ pub unsafe extern "C" fn durable_folder_path(
 #[no_mangle]
 pub extern "C" fn durable_remove_all() {
     durable::remove_all();
+}
+
+/// A host of its own for the server `name` whose spec gives a round trip of `round_trip_us`
+/// ([`network::Netns`]), made as the Rust bench makes it (root only): a network namespace, its
+/// veth pair and a relay at the host end that reaches the namespace's `port`. Writes the handle
+/// to `network` and, as [`answer`] writes them, three lines: the command prefix that runs a
+/// program inside the namespace, the address the server binds there and the address the
+/// harness connects to (or the refusal). Freed by `network_free`.
+///
+/// # Safety
+/// `name` must point at `name_len` bytes of UTF-8, `network` and `written` be valid and `out`
+/// point at `capacity` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn network_open(
+    name: *const u8,
+    name_len: usize,
+    round_trip_us: u64,
+    port: u16,
+    network: *mut *mut Netns,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    if network.is_null() || out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        // SAFETY: the caller passes the name's length.
+        let made = unsafe { text(name, name_len) }
+            .and_then(|name| Netns::create(name, round_trip_us, port))
+            .map(|made| {
+                let text = format!(
+                    "{}\n{}\n{}",
+                    made.exec(&[]).join(" "),
+                    made.server,
+                    made.host
+                );
+                // SAFETY: checked non-null above.
+                unsafe { *network = Box::into_raw(Box::new(made)) };
+                text
+            });
+        // SAFETY: as the caller passes them.
+        unsafe { answer(made, out, capacity, written) }
+    })
+}
+
+/// The network's `network` line for the server `name` at `url` ([`Netns::measured`]), as
+/// [`answer`] writes it.
+///
+/// # Safety
+/// `network` must be a live handle from `network_open`, the texts point at their lengths of
+/// UTF-8, `out` at `capacity` writable bytes and `written` be valid.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn network_describe(
+    network: *const Netns,
+    name: *const u8,
+    name_len: usize,
+    url: *const u8,
+    url_len: usize,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    // SAFETY: the caller passes a live handle of ours or null.
+    let Some(network) = (unsafe { network.as_ref() }) else {
+        return Status::BadArgument;
+    };
+    if out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        let described = (|| {
+            // SAFETY: the caller passes the texts' lengths.
+            let (name, url) = unsafe { (text(name, name_len)?, text(url, url_len)?) };
+            network.measured(name, url)
+        })();
+        // SAFETY: as the caller passes them.
+        unsafe { answer(described, out, capacity, written) }
+    })
+}
+
+/// Removes a host made by `network_open`: its relay, namespace and pair.
+///
+/// # Safety
+/// `network` must come from `network_open` and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn network_free(network: *mut Netns) {
+    // SAFETY: the caller gives back a handle of ours exactly once.
+    unsafe { free(network) }
+}
+
+/// For an interrupt: removes every namespace this process made.
+#[no_mangle]
+pub extern "C" fn network_remove_all() {
+    network::remove_all();
 }
 
 /// Creates a durable store as `doublets_new` does, its memory mapped from files in a folder of
