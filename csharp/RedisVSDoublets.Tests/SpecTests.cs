@@ -68,13 +68,6 @@ public class SpecTests
     }
 
     [Fact]
-    public void ADurableServerIsLeftToTheRustBenchBeforeAnyWork()
-    {
-        var error = Assert.Throws<ArgumentException>(() => RedisServer.FromEnvironment(Stores.Spec(), RedisFixture.Root, v => v == "BENCHMARK_SERVERS" ? "redis,redis-aof" : null)).Message;
-        Assert.Contains("redis-aof keeps its data in files, and the C# harness does not restart servers on their files yet", error);
-    }
-
-    [Fact]
     public void TheEstimateIsTheRustSides()
     {
         using var estimate = new Estimate(RedisFixture.Root, [1000, 100]);

@@ -125,6 +125,13 @@ public interface IRedisClient : IDisposable
     /// </summary>
     ValueTask<Reply> CallAsync(Command command) => ValueTask.FromResult(Call(command));
 
+    /// <summary>
+    /// Connects again after its server restarted (a durable server, after each cell): a client
+    /// whose connections the restart closed and that would fail its next calls on them opens new
+    /// ones; StackExchange.Redis's multiplexer, which the server itself connects again, needs nothing.
+    /// </summary>
+    void Reconnect() { }
+
     /// <summary><see cref="Batch"/> for a caller that awaits, over the first <paramref name="count"/> commands.</summary>
     ValueTask BatchAsync(Command[] commands, int count, bool atomic, Reply[] replies)
     {
@@ -253,8 +260,15 @@ public sealed class StackExchangeClient(IDatabase db) : IRedisClient
 /// </summary>
 public sealed class FreeRedisClient(Endpoint at) : IRedisClient
 {
-    readonly FreeRedis.RedisClient client = new(
-        $"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}");
+    readonly string connection = $"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}";
+    FreeRedis.RedisClient client = new($"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}");
+
+    /// <summary>Its pool keeps connections a server's restart closed: a new pool replaces it.</summary>
+    public void Reconnect()
+    {
+        client.Dispose();
+        client = new(connection);
+    }
 
     public string Name => Clients.Describe("FreeRedis");
 
@@ -298,15 +312,26 @@ public sealed class FreeRedisClient(Endpoint at) : IRedisClient
 /// </summary>
 public sealed class CSRedisCoreClient : IRedisClient
 {
-    readonly CSRedis.RedisClient client;
+    readonly Endpoint at;
+    CSRedis.RedisClient client;
 
-    public CSRedisCoreClient(Endpoint at)
+    public CSRedisCoreClient(Endpoint at) => (this.at, client) = (at, Connect(at));
+
+    static CSRedis.RedisClient Connect(Endpoint at)
     {
-        client = new CSRedis.RedisClient(at.Host, at.Port);
+        var client = new CSRedis.RedisClient(at.Host, at.Port);
         // Its Auth takes a password alone: a user of an ACL authenticates by the two-argument AUTH.
         if (at.User is { } user) client.Call("AUTH", user, at.Password ?? "");
         else if (at.Password is { } password) client.Auth(password);
         if (at.Database != 0) client.Select(at.Database);
+        return client;
+    }
+
+    /// <summary>Its one connection is closed by a server's restart: a new one replaces it.</summary>
+    public void Reconnect()
+    {
+        client.Dispose();
+        client = Connect(at);
     }
 
     public string Name => Clients.Describe("CSRedisCore");

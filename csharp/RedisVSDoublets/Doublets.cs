@@ -21,6 +21,7 @@ public static unsafe partial class Native
     public static partial Status DurableFolder(byte* root, nuint rootLength, byte* variables, nuint variablesLength, byte* families, nuint familiesLength, ulong* sizes, nuint sizesLength, out nint folder, byte* into, nuint capacity, out nuint written);
     [LibraryImport(Library, EntryPoint = "durable_folder_free")] public static partial void DurableFolderFree(nint folder);
     [LibraryImport(Library, EntryPoint = "durable_folder_path")] public static partial Status DurableFolderPath(nint folder, byte* into, nuint capacity, out nuint written);
+    [LibraryImport(Library, EntryPoint = "durable_folder_kills")] public static partial int DurableFolderKills(nint folder);
     [LibraryImport(Library, EntryPoint = "durable_remove_all")] public static partial void DurableRemoveAll();
     [LibraryImport(Library, EntryPoint = "network_open")]
     public static partial Status NetworkOpen(byte* name, nuint nameLength, ulong roundTripUs, ushort port, out nint network, byte* into, nuint capacity, out nuint written);
@@ -59,6 +60,9 @@ public sealed unsafe class DurableFolder : IDisposable
     public string Describe { get; }
 
     public nint Handle => handle;
+
+    /// <summary>Whether durable stores stop before a restart as a crash leaves them (a server gets SIGKILL) rather than closed (SIGTERM).</summary>
+    public bool Kills => Native.DurableFolderKills(handle) == 1;
 
     /// <summary>The run's folder itself: a store's files lie in the folder named after it there.</summary>
     public string Path
@@ -127,6 +131,9 @@ public sealed unsafe class NativeStore : IDisposable
 
     /// <summary>The native store, for experiments that call the C ABI directly.</summary>
     public nint Handle => handle;
+
+    /// <summary>Whether durable stores stop before a restart as a crash leaves them (a server gets SIGKILL) rather than closed (SIGTERM).</summary>
+    public bool Kills => Native.DurableFolderKills(handle) == 1;
 
     /// <summary>
     /// Creating a store reserves and zero-fills 64 MiB (united) or 80 MiB (split): on the heap, or,

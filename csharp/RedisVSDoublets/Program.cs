@@ -87,8 +87,8 @@ public sealed class Bench(Options options)
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
-        using var stop = StartServers();
         using var durable = folder = MakeFolder();
+        using var stop = StartServers();
         using var estimated = estimate = new Estimate(root, sizes);
         var plan = Plan();
         Console.Error.WriteLine(options.Test
@@ -160,7 +160,7 @@ public sealed class Bench(Options options)
     Disposer StartServers()
     {
         var allowFlush = Environment.GetEnvironmentVariable("BENCHMARK_ALLOW_FLUSH") == "1";
-        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable) : [];
+        servers = families.Any(f => f.Id == "redis") ? RedisServer.FromEnvironment(spec, root, Environment.GetEnvironmentVariable, folder) : [];
         var stop = new Disposer(servers);
         try
         {
@@ -181,10 +181,12 @@ public sealed class Bench(Options options)
         return stop;
     }
 
-    /// <summary>The run's folder for durable stores, made before any work when a durable family runs (else null).</summary>
+    /// <summary>The run's folder for durable stores, made before any work when a durable family or a durable disposable server runs (else null).</summary>
     DurableFolder? MakeFolder()
     {
-        if (!families.Any(f => f.Durable is not null)) return null;
+        var servers = families.Any(f => f.Id == "redis") && string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable("REDIS_URL"))
+            ? spec.ServersFrom(Environment.GetEnvironmentVariable(spec.File.ServerEnv)) : [];
+        if (!families.Any(f => f.Durable is not null) && !servers.Any(s => s.KeepsFiles)) return null;
         var made = new DurableFolder(root, spec, families.Select(f => f.Id), sizes, Environment.GetEnvironmentVariable);
         Console.Error.WriteLine($"durable stores keep their files in {made.Describe}");
         return made;

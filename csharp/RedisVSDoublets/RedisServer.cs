@@ -72,6 +72,9 @@ public sealed class RedisServer : IDisposable
     static readonly string[] HarnessCommands = ["INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "CLIENT", "MULTI", "EXEC"];
 
     Process? process;
+    /// <summary>For a durable server: how it starts again on its files, and whether it is killed (SIGKILL) rather than stopped (SIGTERM) first.</summary>
+    Relaunch? relaunch;
+    sealed record Relaunch(List<string> Args, string Root, bool Kill);
     readonly List<PosixSignalRegistration> signals = [];
     readonly object written = new();
     readonly HashSet<string> patterns = [];
@@ -157,6 +160,46 @@ public sealed class RedisServer : IDisposable
 
     /// <summary>For a server on a host of its own: the network to it and the round trip measured over it, for the result file's network line.</summary>
     public string? NetworkLine { get; private set; }
+
+    /// <summary>
+    /// Stops a durable server (SIGTERM, after which Redis fsyncs its file, or SIGKILL where the run
+    /// stops stores as a crash would) and starts it again on its files, as the Rust bench does;
+    /// once it answers, rewrites its files from what it read (the spec's compact), so that the next
+    /// restart reads the background and one cell's writes. False for a server that keeps nothing.
+    /// </summary>
+    public bool Restart()
+    {
+        if (relaunch is not { } again || process is not { } old) return false;
+        ServerProcesses.Signal(old, again.Kill);
+        old.WaitForExit();
+        if (!again.Kill && old.ExitCode != 0)
+            throw new InvalidOperationException($"{Kind.Name} exited with {old.ExitCode} when stopped: {old.StandardError.ReadToEnd().Trim()}");
+        process = ServerProcesses.Relaunch(old, again.Args, again.Root);
+        var db = Connection.GetDatabase();
+        var watch = Stopwatch.StartNew();
+        // The multiplexer connects again by itself (every 10 ms, by its options' retry policy: its
+        // default backs off to seconds); a server still loading its file says LOADING.
+        while (true)
+        {
+            try { db.Ping(); break; }
+            catch (Exception e) when (e is RedisConnectionException or RedisServerException or RedisTimeoutException)
+            {
+                if (process.HasExited) throw new InvalidOperationException($"{Kind.Name} exited when started again: {process.StandardError.ReadToEnd().Trim()}");
+                if (watch.Elapsed > TimeSpan.FromSeconds(60)) throw new InvalidOperationException($"{Kind.Name} did not answer within 60 s of its restart: {e.Message}");
+                Thread.Sleep(10);
+            }
+        }
+        if (Kind.Compact is { } compact)
+        {
+            db.Execute(compact.Command[0], [.. compact.Command.Skip(1)]);
+            while (!compact.Done.All(((string?)db.Execute("INFO", "persistence") ?? "").Split('\n').Select(l => l.Trim()).Contains))
+            {
+                if (watch.Elapsed > TimeSpan.FromSeconds(60)) throw new InvalidOperationException($"{Kind.Name} did not finish {string.Join(" ", compact.Command)} within 60 s");
+                Thread.Sleep(10);
+            }
+        }
+        return true;
+    }
 
     /// <summary>"Redis 7.0.15", as the provenance and messages name it.</summary>
     public string Describe() => $"{Kind.Name} {Version}";
@@ -295,7 +338,9 @@ public sealed class RedisServer : IDisposable
     {
         if (!Uri.TryCreate(url, UriKind.Absolute, out var uri) || !(uri.Scheme == "redis" || IsUnix(uri)))
             throw new ArgumentException($"REDIS_URL={Redact(url)} is not a Redis URL (redis://[user:password@]host:port/db, or redis+unix:///path?db=N)");
-        var options = new ConfigurationOptions { AbortOnConnectFail = true, ConnectTimeout = 5000, SyncTimeout = 600_000, AsyncTimeout = 600_000 };
+        // A durable server restarts after each cell: the multiplexer connects again within 10 ms
+        // rather than after its default back-off (2.7 s a restart here).
+        var options = new ConfigurationOptions { AbortOnConnectFail = true, ConnectTimeout = 5000, SyncTimeout = 600_000, AsyncTimeout = 600_000, ReconnectRetryPolicy = new LinearRetry(10) };
         var database = IsUnix(uri)
             ? System.Web.HttpUtility.ParseQueryString(uri.Query)["db"] ?? ""
             : uri.AbsolutePath.Trim('/');
@@ -311,18 +356,13 @@ public sealed class RedisServer : IDisposable
     /// The servers a run uses: the one REDIS_URL names, else a disposable server of each kind the
     /// server variable names (default: those the spec marks default).
     /// </summary>
-    public static List<RedisServer> FromEnvironment(Spec spec, string root, Func<string, string?> get)
+    public static List<RedisServer> FromEnvironment(Spec spec, string root, Func<string, string?> get, DurableFolder? folder)
     {
         if (get("REDIS_URL") is { } url && !string.IsNullOrWhiteSpace(url)) return [At(url, spec.File.Servers)];
-        var kinds = spec.ServersFrom(get(spec.File.ServerEnv));
-        // The Rust bench restarts a durable server on its files after each cell; this harness
-        // cannot yet, and a durable cell without that check would measure nothing durable.
-        if (kinds.FirstOrDefault(k => k.KeepsFiles) is { } durable)
-            throw new ArgumentException($"{spec.File.ServerEnv}: {durable.Id} keeps its data in files, and the C# harness does not restart servers on their files yet: measure {durable.Name} with the Rust bench (cargo bench --bench bench -p redis-vs-doublets)");
         var servers = new List<RedisServer>();
         try
         {
-            foreach (var kind in kinds) servers.Add(Start(kind, root));
+            foreach (var kind in spec.ServersFrom(get(spec.File.ServerEnv))) servers.Add(Start(kind, root, folder));
         }
         catch
         {
@@ -335,9 +375,15 @@ public sealed class RedisServer : IDisposable
     /// <summary>The server at <paramref name="url"/>, which must be one of <paramref name="kinds"/>.</summary>
     public static RedisServer At(string url, IReadOnlyList<ServerDef> kinds) => new(url, null, kinds);
 
-    /// <summary>Starts a disposable server of <paramref name="kind"/> on a free loopback port, after its prepare command.</summary>
-    public static RedisServer Start(ServerDef kind, string root)
+    /// <summary>
+    /// Starts a disposable server of <paramref name="kind"/> on a free loopback port, after its
+    /// prepare command; a durable one keeps its files in a folder of its own in the run's
+    /// <paramref name="durable"/> folder, and is restarted on them after each cell.
+    /// </summary>
+    public static RedisServer Start(ServerDef kind, string root, DurableFolder? durable = null)
     {
+        if (kind.KeepsFiles && durable is null)
+            throw new InvalidOperationException($"{kind.Name} keeps its data in files, so the run makes a folder for them before it starts");
         if (kind.Prepare.Count > 0)
         {
             var prepared = Bench.CommandIn(root, kind.Prepare[0], [.. kind.Prepare.Skip(1)]) is not null;
@@ -363,25 +409,18 @@ public sealed class RedisServer : IDisposable
                 if (folder is not null) Directory.Delete(folder, recursive: true);
                 throw;
             }
+            var data = kind.KeepsFiles ? Directory.CreateDirectory(Path.Combine(durable!.Path, $"{kind.Name}-{port}")).FullName : null;
             var args = kind.Start.Select(a => a.Replace("{port}", port, StringComparison.Ordinal).Replace("{socket}", socket, StringComparison.Ordinal)
-                .Replace("{host}", network?.Server, StringComparison.Ordinal)).ToList();
+                .Replace("{host}", network?.Server, StringComparison.Ordinal).Replace("{dir}", data, StringComparison.Ordinal)).ToList();
             if (network is not null) args = [.. network.Exec, .. args];
             Process process;
-            try
-            {
-                process = Process.Start(new ProcessStartInfo(args[0], args.Skip(1))
-                { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = root })!;
-            }
+            try { process = ServerProcesses.Launch(args, root, folder, network); }
             catch (System.ComponentModel.Win32Exception e)
             {
                 if (folder is not null) Directory.Delete(folder, recursive: true);
                 network?.Dispose();
                 throw new InvalidOperationException($"cannot start {kind.Name} ({e.Message}): install {kind.Install}");
             }
-            // Whatever it writes is read, so that it never blocks on a full pipe.
-            process.OutputDataReceived += (_, _) => { };
-            process.BeginOutputReadLine();
-            ServerProcesses.Add(process, folder, network);
             var stop = () => ServerProcesses.Stop(process);
             var url = (socket, network) switch
             {
@@ -392,7 +431,14 @@ public sealed class RedisServer : IDisposable
             var watch = Stopwatch.StartNew();
             while (watch.Elapsed < TimeSpan.FromSeconds(60) && !process.HasExited)
             {
-                try { return new RedisServer(url, process, [kind]) { NetworkLine = network is null ? null : $"{kind.Name}: {network.Measure(kind.Name, url)}" }; }
+                try
+                {
+                    return new RedisServer(url, process, [kind])
+                    {
+                        NetworkLine = network is null ? null : $"{kind.Name}: {network.Measure(kind.Name, url)}",
+                        relaunch = data is null ? null : new(args, root, durable!.Kills),
+                    };
+                }
                 catch (RedisConnectionException e) { last = e; Thread.Sleep(20); }
                 catch (InvalidOperationException) { stop(); throw; }
             }
@@ -537,7 +583,7 @@ public sealed class RedisServer : IDisposable
 /// the harness used to leave its servers running). A launcher (dotnet tool run) and the server it
 /// starts are stopped together.
 /// </summary>
-static class ServerProcesses
+static partial class ServerProcesses
 {
     /// <summary>Each live server's process, with the private folder of its Unix socket and the host of its own, where it has them.</summary>
     static readonly System.Collections.Concurrent.ConcurrentDictionary<Process, (string? Folder, Network? Network)> live = new();
@@ -558,7 +604,34 @@ static class ServerProcesses
         RedisServer.Exit(context);
     }
 
-    public static void Add(Process process, string? folder, Network? network) => live[process] = (folder, network);
+    /// <summary>Starts a server's process with <paramref name="args"/>, stopped with the run, with the folder of its socket and its host.</summary>
+    public static Process Launch(List<string> args, string root, string? folder, Network? network)
+    {
+        var process = Process.Start(new ProcessStartInfo(args[0], args.Skip(1))
+        { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = root })!;
+        // Whatever it writes is read, so that it never blocks on a full pipe.
+        process.OutputDataReceived += (_, _) => { };
+        process.BeginOutputReadLine();
+        live[process] = (folder, network);
+        return process;
+    }
+
+    /// <summary>Starts a server that has stopped again, keeping the folder of its socket and its host.</summary>
+    public static Process Relaunch(Process stopped, List<string> args, string root)
+    {
+        live.TryRemove(stopped, out var owned);
+        return Launch(args, root, owned.Folder, owned.Network);
+    }
+
+    [LibraryImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static partial int Kill(int pid, int signal);
+
+    /// <summary>Sends a server SIGKILL, as a crash ends it, or SIGTERM, which it answers by closing its files and exiting.</summary>
+    public static void Signal(Process process, bool kill)
+    {
+        if (Kill(process.Id, kill ? 9 : 15) != 0)
+            throw new InvalidOperationException($"cannot signal the server's process {process.Id}: errno {Marshal.GetLastPInvokeError()}");
+    }
 
     /// <summary>Stops <paramref name="process"/> and removes its socket's folder and its host.</summary>
     public static void Stop(Process process)

@@ -54,6 +54,18 @@ public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, Re
 
     public string Census() => $"{checks.Call(new("DBSIZE", [])).Number()} keys";
 
+    /// <summary>
+    /// A durable server is stopped and started again on its files (<see cref="RedisServer.Restart"/>);
+    /// then the store's clients connect again, so that the check after it and the next cell use
+    /// live connections.
+    /// </summary>
+    public bool Restart()
+    {
+        if (!server.Restart()) return false;
+        foreach (var each in new[] { client, checks }.Distinct()) each.Reconnect();
+        return true;
+    }
+
     public string? Digest() => server.HasDigest ? System.Text.Encoding.ASCII.GetString(checks.Call(new("DEBUG", ["DIGEST"])).Bytes()) : null;
 
     public string? Reading() => server.Splits

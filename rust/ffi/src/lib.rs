@@ -226,6 +226,20 @@ pub unsafe extern "C" fn durable_folder_path(
     guard(|| unsafe { answer(Ok(path), out, capacity, written) })
 }
 
+/// How durable stores stop before each restart ([`durable::Stop`]): 0 closed (a server gets
+/// SIGTERM), 1 killed (SIGKILL); -1 for a null handle.
+///
+/// # Safety
+/// `folder` must be a live handle from `durable_folder` or null.
+#[no_mangle]
+pub unsafe extern "C" fn durable_folder_kills(folder: *const Folder) -> i32 {
+    // SAFETY: the caller passes a live handle of ours or null.
+    match unsafe { folder.as_ref() } {
+        Some(folder) => i32::from(folder.stop == durable::Stop::Kill),
+        None => -1,
+    }
+}
+
 /// For an interrupt: removes every run folder for durable stores that exists now.
 #[no_mangle]
 pub extern "C" fn durable_remove_all() {
