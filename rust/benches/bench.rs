@@ -126,11 +126,18 @@ fn run() -> anyhow::Result<()> {
     let schedule = spec.schedule_of(&families, &server_ids, None, &sizes, &|cell| {
         selection.measures(cell)
     });
-    eprintln!(
-        "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}",
-        schedule.cells,
-        schedule.describe()
-    );
+    if selection.test {
+        eprintln!(
+            "{} cells to run once each (Criterion's test mode: nothing is measured)",
+            schedule.cells
+        );
+    } else {
+        eprintln!(
+            "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}",
+            schedule.cells,
+            schedule.describe()
+        );
+    }
     let mut progress = Progress::new(&schedule);
     let first = servers
         .first()

@@ -10,6 +10,9 @@ pub struct Selection {
     filter: Filter,
     /// `--list`: Criterion prints the names it is given and runs nothing.
     pub list: bool,
+    /// Criterion's test mode (no `--bench`, as `cargo test` runs a bench): each selected cell
+    /// runs once, checked, and none is measured.
+    pub test: bool,
 }
 
 enum Filter {
@@ -46,13 +49,15 @@ const VALUED: [&str; 19] = [
 impl Selection {
     /// The selection of `args`, the bench's arguments after the program's name.
     pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Selection> {
-        let (mut filter, mut exact, mut ignored, mut list) = (None, false, false, false);
+        let (mut filter, mut exact, mut ignored, mut list, mut bench) =
+            (None, false, false, false, false);
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--exact" => exact = true,
                 "--ignored" => ignored = true,
                 "--list" => list = true,
+                "--bench" => bench = true,
                 valued if VALUED.contains(&valued) => {
                     args.next();
                 }
@@ -69,7 +74,11 @@ impl Selection {
                 anyhow::anyhow!("the bench's filter {text:?} is not a regular expression: {e}")
             })?),
         };
-        Ok(Selection { filter, list })
+        Ok(Selection {
+            filter,
+            list,
+            test: !bench && !list,
+        })
     }
 
     /// Whether Criterion runs (or lists) the cell `id` ("operation/backend").
@@ -108,6 +117,8 @@ mod tests {
         assert!(!parse("--bench --ignored").selects("anything"));
         let listed = parse("--list create");
         assert!(listed.selects("create/Redis") && !listed.measures("create/Redis"));
+        // As `cargo test` runs a bench: each cell once, none measured; `cargo bench` adds --bench.
+        assert!(parse("^create/").test && !listed.test && !selection.test);
     }
 
     #[test]

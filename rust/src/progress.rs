@@ -108,6 +108,10 @@ impl Progress {
     /// and sampling alone.
     pub fn finish(&self, round: u32) {
         self.bar.finish_and_clear();
+        if self.plan.cells == 0 {
+            // A filter or Criterion's test mode left every cell out: there is nothing to compare.
+            return eprintln!("round {round} measured no cell");
+        }
         let took = self.started.elapsed().as_secs_f64();
         eprintln!(
             "round {round} took {:.1} min against the {:.1} min planned for the {} cells it measured ({:.2}×) and their {:.1} min of sampling ({:.2}×)",
