@@ -99,16 +99,11 @@ public sealed unsafe class DurableFolder : IDisposable
     }
 
     /// <summary>Held so that the registrations live as long as the process.</summary>
-    static readonly System.Runtime.InteropServices.PosixSignalRegistration[] signals;
+    static readonly PosixSignalRegistration[] signals;
 
-    // However the run ends, its folders go: at exit, and on a signal, which ends a .NET process
-    // without raising ProcessExit (the handler leaves the signal to end the process, or to the
-    // servers' handlers, which end it once they have cleaned up).
-    static DurableFolder()
-    {
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => RemoveAll();
-        signals = [.. new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT }.Select(s => PosixSignalRegistration.Create(s, _ => RemoveAll()))];
-    }
+    // However the run ends, its folders go (a static constructor, so that they are registered
+    // before the first folder is made).
+    static DurableFolder() => signals = AtEnd.Clean(RemoveAll);
 
     /// <summary>For an interrupt: removes every run folder that exists now.</summary>
     public static void RemoveAll() => Native.DurableRemoveAll();

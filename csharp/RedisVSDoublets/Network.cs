@@ -53,12 +53,8 @@ public sealed unsafe class Network : IDisposable
     /// <summary>Held so that the registrations live as long as the process.</summary>
     static readonly PosixSignalRegistration[] signals;
 
-    // However the run ends, its namespaces go, as its durable folders do.
-    static Network()
-    {
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => RemoveAll();
-        signals = [.. new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT }.Select(s => PosixSignalRegistration.Create(s, _ => RemoveAll()))];
-    }
+    // However the run ends, its namespaces go.
+    static Network() => signals = AtEnd.Clean(RemoveAll);
 
     /// <summary>For an interrupt: removes every namespace this process made.</summary>
     public static void RemoveAll() => Native.NetworkRemoveAll();

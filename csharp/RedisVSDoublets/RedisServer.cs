@@ -123,7 +123,7 @@ public sealed class RedisServer : IDisposable
         {
             // Whatever ends the run (Ctrl-C, SIGTERM), what it wrote to a server it did not start
             // goes with it; the signal then ends the process as it would have.
-            foreach (var signal in new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT })
+            foreach (var signal in AtEnd.Signals)
                 signals.Add(PosixSignalRegistration.Create(signal, OnSignal));
         }
     }
@@ -593,7 +593,7 @@ static partial class ServerProcesses
     static ServerProcesses()
     {
         AppDomain.CurrentDomain.ProcessExit += (_, _) => StopAll();
-        signals = [.. new[] { PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGQUIT }.Select(s => PosixSignalRegistration.Create(s, OnSignal))];
+        signals = [.. AtEnd.Signals.Select(s => PosixSignalRegistration.Create(s, OnSignal))];
     }
 
     static void OnSignal(PosixSignalContext context)
