@@ -172,7 +172,8 @@ public sealed class RedisServer : IDisposable
         if (relaunch is not { } again || process is not { } old) return false;
         ServerProcesses.Signal(old, again.Kill);
         old.WaitForExit();
-        if (!again.Kill && old.ExitCode != 0)
+        // Garnet does not handle SIGTERM: it ends as the signal ends it (its launcher then exits with 128 + 15), as a killed server would.
+        if (!again.Kill && old.ExitCode is not (0 or 143))
             throw new InvalidOperationException($"{Kind.Name} exited with {old.ExitCode} when stopped: {old.StandardError.ReadToEnd().Trim()}");
         process = ServerProcesses.Relaunch(old, again.Args, again.Root);
         var db = Connection.GetDatabase();
@@ -198,6 +199,8 @@ public sealed class RedisServer : IDisposable
                 Thread.Sleep(10);
             }
         }
+        // Functions are in the file with the data; a library loaded as a script is not.
+        if (Scripting == Scripting.Scripts) LoadScript(db);
         return true;
     }
 
@@ -223,7 +226,8 @@ public sealed class RedisServer : IDisposable
         string? Field(string name) => info.FirstOrDefault(l => l.StartsWith(name + ":", StringComparison.Ordinal))?[(name.Length + 1)..];
         var name = Field("server_name");
         foreach (var kind in kinds)
-            if ((name is null || string.Equals(name, kind.Id, StringComparison.OrdinalIgnoreCase)) && Field(kind.VersionField) is { } version)
+            // The spec's ids of one server program begin with the name it gives (garnet, garnet-aof), as on the Rust side.
+            if ((name is null || string.Equals(name, kind.Id, StringComparison.OrdinalIgnoreCase) || kind.Id.StartsWith(name + "-", StringComparison.OrdinalIgnoreCase)) && Field(kind.VersionField) is { } version)
                 return (kind, version);
         throw new InvalidOperationException(
             $"INFO server names {name ?? "no server_name"}, which is none of the servers the spec knows {(socket ? "through a Unix socket" : "over TCP")}: {string.Join(", ", kinds.Select(k => $"{k.Name} ({k.VersionField})"))} " +
@@ -510,9 +514,7 @@ public sealed class RedisServer : IDisposable
             {
                 // A script cache entry is not data, and there is no way to remove one entry
                 // (SCRIPT FLUSH would remove everyone's): it stays, under its content's SHA-1.
-                var sha = (string?)db.Execute("SCRIPT", "LOAD", Library.Links.Script);
-                if (sha != Library.Links.Sha)
-                    throw new InvalidOperationException($"{Describe()} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {Library.Links.Sha}");
+                LoadScript(db);
                 return db;
             }
             // FUNCTION LIST matches names by pattern: only the exact name counts.
@@ -561,6 +563,14 @@ public sealed class RedisServer : IDisposable
             if (batch.Count == 10_000) { db.KeyDelete([.. batch]); batch.Clear(); }
         }
         if (batch.Count > 0) db.KeyDelete([.. batch]);
+    }
+
+    /// <summary>Loads the library as a script into the server's cache (which a restart empties: it is not data), checking that the server hashes it as this run does.</summary>
+    void LoadScript(IDatabase db)
+    {
+        var sha = (string?)db.Execute("SCRIPT", "LOAD", Library.Links.Script);
+        if (sha != Library.Links.Sha)
+            throw new InvalidOperationException($"{Describe()} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {Library.Links.Sha}");
     }
 
     /// <summary>Whether <paramref name="key"/> matches a suite's pattern: a whole name, or a prefix followed by <c>*</c>.</summary>
@@ -626,11 +636,35 @@ static partial class ServerProcesses
     [LibraryImport("libc", EntryPoint = "kill", SetLastError = true)]
     private static partial int Kill(int pid, int signal);
 
-    /// <summary>Sends a server SIGKILL, as a crash ends it, or SIGTERM, which it answers by closing its files and exiting.</summary>
+    /// <summary>
+    /// Sends a server SIGKILL, as a crash ends it, or SIGTERM, which it answers by closing its
+    /// files and exiting: the server and every process it started (a launcher such as `dotnet tool
+    /// run` runs the server as its child), children first.
+    /// </summary>
     public static void Signal(Process process, bool kill)
     {
-        if (Kill(process.Id, kill ? 9 : 15) != 0)
-            throw new InvalidOperationException($"cannot signal the server's process {process.Id}: errno {Marshal.GetLastPInvokeError()}");
+        foreach (var pid in Descendants(process.Id).Append(process.Id))
+            if (Kill(pid, kill ? 9 : 15) != 0 && pid == process.Id)
+                throw new InvalidOperationException($"cannot signal the server's process {pid}: errno {Marshal.GetLastPInvokeError()}");
+    }
+
+    /// <summary>The processes below <paramref name="pid"/>, deepest first, from each process's parent in /proc.</summary>
+    static IEnumerable<int> Descendants(int pid)
+    {
+        var parents = new Dictionary<int, int>();
+        foreach (var dir in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), out var child)) continue;
+            // /proc/<pid>/stat: "pid (name) state ppid …", the name in parentheses may hold spaces.
+            try
+            {
+                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
+                parents[child] = int.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[1], System.Globalization.CultureInfo.InvariantCulture);
+            }
+            catch (IOException) { }
+        }
+        IEnumerable<int> Below(int parent) => parents.Where(p => p.Value == parent).SelectMany(p => Below(p.Key).Append(p.Key));
+        return Below(pid).ToList();
     }
 
     /// <summary>Stops <paramref name="process"/> and removes its socket's folder and its host.</summary>

@@ -324,7 +324,12 @@ impl DisposableServer {
         let kill = data.stop == Stop::Kill;
         signal(child.id(), if kill { libc::SIGKILL } else { libc::SIGTERM });
         let status = child.wait()?;
-        if !kill && !status.success() {
+        // Garnet does not handle SIGTERM: it ends as the signal ends it (its launcher then exits
+        // with 128 + 15), as a killed server would.
+        let ended = status.success()
+            || status.code() == Some(128 + libc::SIGTERM)
+            || std::os::unix::process::ExitStatusExt::signal(&status) == Some(libc::SIGTERM);
+        if !kill && !ended {
             bail!("{} exited with {status} when stopped", self.kind.name);
         }
         let socket = self.folder.as_ref().map(|f| f.join("server.sock"));
@@ -812,6 +817,7 @@ impl Server {
                 .map(|server| Restarts {
                     server,
                     connect: |url| Ok(Client::open(url)?.get_connection()?),
+                    script: (self.scripting == Scripting::Scripts).then(|| self.describe()),
                 }),
         }
     }
@@ -909,22 +915,9 @@ impl Server {
                     written.library = true;
                 }
             }
-            Scripting::Scripts => {
-                // A script cache entry is not data, and there is no way to remove one entry
-                // (SCRIPT FLUSH would remove everyone's): it stays, under its content's SHA-1.
-                let sha: String = redis::cmd("SCRIPT")
-                    .arg("LOAD")
-                    .arg(&LIBRARY.script)
-                    .query(&mut con)
-                    .context("loading redis/links.lua as a script")?;
-                if sha != LIBRARY.sha {
-                    bail!(
-                        "{} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {}",
-                        self.describe(),
-                        LIBRARY.sha
-                    );
-                }
-            }
+            // A script cache entry is not data, and there is no way to remove one entry
+            // (SCRIPT FLUSH would remove everyone's): it stays, under its content's SHA-1.
+            Scripting::Scripts => load_script(&mut con, &self.describe())?,
         }
         Ok(con)
     }
@@ -947,6 +940,23 @@ impl Server {
 /// Which of `kinds` the server is, and its version, from INFO server: its `server_name` where it
 /// reports one (Garnet does; Redis 7 does not), else the first kind whose version field it has.
 /// Whether `url` reaches its server through a Unix socket (`redis+unix://` or `unix://`).
+/// Loads the library as a script into the cache of the server `described` (which a restart
+/// empties: it is not data), checking that the server hashes it as this run does.
+pub fn load_script<C: redis::ConnectionLike>(con: &mut C, described: &str) -> anyhow::Result<()> {
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(&LIBRARY.script)
+        .query(con)
+        .context("loading redis/links.lua as a script")?;
+    if sha != LIBRARY.sha {
+        bail!(
+            "{described} answered SCRIPT LOAD with {sha}, not the script's SHA-1 {}",
+            LIBRARY.sha
+        );
+    }
+    Ok(())
+}
+
 fn socket(url: &str) -> bool {
     url.starts_with("redis+unix://") || url.starts_with("unix://")
 }
@@ -972,9 +982,13 @@ fn identify<'k>(
         .iter()
         .filter(|k| k.socket() == socket)
         .find_map(|kind| {
-            let named = name
-                .as_deref()
-                .is_none_or(|n| n.eq_ignore_ascii_case(&kind.id));
+            // The spec's ids of one server program begin with the name it gives (garnet,
+            // garnet-aof), so the first of them declared is the one a REDIS_URL server is.
+            let named = name.as_deref().is_none_or(|n| {
+                let id = kind.id.to_ascii_lowercase();
+                let n = n.to_ascii_lowercase();
+                id == n || id.starts_with(&format!("{n}-"))
+            });
             field(&kind.version_field)
                 .filter(|_| named)
                 .map(|v| (kind, v))

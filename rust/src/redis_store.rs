@@ -159,6 +159,9 @@ pub fn arg_bytes(arg: redis::Arg<&[u8]>) -> usize {
 pub struct Restarts<C> {
     pub server: std::sync::Arc<crate::redis_server::DisposableServer>,
     pub connect: fn(&str) -> anyhow::Result<C>,
+    /// For a server that runs the library as a script (Garnet), its description: a restart
+    /// empties its script cache, so the library is loaded again.
+    pub script: Option<String>,
 }
 
 impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
@@ -211,13 +214,17 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
 
     /// A durable server is stopped (it syncs its file) and started again on its file; the store
     /// connects again. A disposable server holds the run's database alone, so nothing else needs
-    /// claiming again, and its library of functions is in its file with the data.
+    /// claiming again, and its library of functions is in its file with the data (a library
+    /// loaded as a script is not, and is loaded again).
     fn restart(&mut self) -> anyhow::Result<bool> {
         let Some(restarts) = &self.restarts else {
             return Ok(false);
         };
         restarts.server.restart()?;
         self.con = (restarts.connect)(&restarts.server.url)?;
+        if let Some(described) = &restarts.script {
+            crate::redis_server::load_script(&mut self.con, described)?;
+        }
         Ok(true)
     }
 

@@ -261,6 +261,26 @@ fn the_file_stores_keep_the_typical_suites_set_and_queue_across_a_restart() {
     assert_eq!(found.len(), 2, "{found:?}");
 }
 
+/// Garnet on its append-only file, committed before each answer: every operation of both suites
+/// passes every check with the server stopped and started again on its files after each cell, in
+/// the mode that sends the most writes at once (the other modes differ only in framing).
+#[test]
+fn a_durable_garnet_passes_every_check_with_a_restart_after_each_cell() {
+    let spec = common::spec();
+    let run = folder(&spec);
+    let server = Server::start(&common::kind("garnet-aof"), Some(&run)).unwrap();
+    let name = server.backend(Mode::Pipeline);
+    let mut store = server
+        .store(LinkRequest::KEYS, false, Mode::Pipeline)
+        .unwrap();
+    every_cell::<_, LinksModel>(&mut store, "links", &name);
+    server.release().unwrap();
+    let mut store = server
+        .store(UsageRequest::KEYS, false, Mode::Pipeline)
+        .unwrap();
+    every_cell::<_, UsageModel>(&mut store, "typical", &name);
+}
+
 /// A durable Redis (its append-only file fsynced once a second, and before each answer) in every
 /// mode, both suites: every cell ends with the server restarted on its file and checked whole.
 #[test]

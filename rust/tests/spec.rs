@@ -54,7 +54,7 @@ fn the_real_spec_loads_with_every_operation() {
             "Each Incoming"
         ]
     );
-    assert_eq!(links.backends.len(), 25);
+    assert_eq!(links.backends.len(), 28);
     assert!(spec.families.iter().all(|f| f.sampling.samples >= 10));
 }
 
@@ -236,7 +236,7 @@ fn servers_are_picked_by_id_and_their_backends_named_after_them() {
     let unknown = ids(Some("redis,keydb")).unwrap_err();
     assert!(
         unknown.contains(
-            "BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet"
+            "BENCHMARK_SERVERS=\"redis,keydb\": \"keydb\" is not one of redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet, garnet-aof"
         ),
         "{unknown}"
     );
@@ -699,7 +699,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     .map(drop)
     .unwrap_err();
     assert!(
-        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet)"),
+        error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet, garnet-aof)"),
         "{error}"
     );
 }
