@@ -30,7 +30,7 @@ if (Payload.Difference("k", sample, damaged) is null) throw new InvalidOperation
 var failed = new List<string>();
 Console.WriteLine($"N = {n} keys per round, median of {Rounds} rounds; µs per request");
 Console.WriteLine($"{"server",-14} {"client",-28} {"mode",-15} {"payload",8} {"SET",9} {"GET",9}");
-foreach (var server in RedisServer.FromEnvironment(spec, root, name => name == "REDIS_URL" ? null : Environment.GetEnvironmentVariable(name)))
+foreach (var server in RedisServer.FromEnvironment(spec, root, name => name == "REDIS_URL" ? null : Environment.GetEnvironmentVariable(name), folder: null))
 using (server)
 {
     try

@@ -72,7 +72,7 @@ foreach (var (name, layout) in new[] { ("Doublets_United_Volatile", Layout.Unite
 }
 
 // Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).
-foreach (var server in RedisServer.FromEnvironment(spec, root, name => name == "REDIS_URL" ? null : Environment.GetEnvironmentVariable(name)))
+foreach (var server in RedisServer.FromEnvironment(spec, root, name => name == "REDIS_URL" ? null : Environment.GetEnvironmentVariable(name), folder: null))
 using (server)
 {
     var modes = Modes.All.Select(server.Backend).ToArray();
