@@ -258,10 +258,16 @@ public sealed class StackExchangeClient(IDatabase db) : IRedisClient
 /// StartPipe borrows one, queues the commands and writes them together at EndPipe; Multi does the
 /// same inside MULTI/EXEC.
 /// </summary>
-public sealed class FreeRedisClient(Endpoint at) : IRedisClient
+public sealed class FreeRedisClient : IRedisClient
 {
-    readonly string connection = $"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}";
-    FreeRedis.RedisClient client = new($"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}");
+    readonly string connection;
+    FreeRedis.RedisClient client;
+
+    public FreeRedisClient(Endpoint at)
+    {
+        connection = $"{at.Host}:{at.Port},database={at.Database}{(at.User is { } u ? $",user={u}" : "")}{(at.Password is { } p ? $",password={p}" : "")}";
+        client = new(connection);
+    }
 
     /// <summary>Its pool keeps connections a server's restart closed: a new pool replaces it.</summary>
     public void Reconnect()
