@@ -42,6 +42,10 @@ public sealed class FamilyDef
     public SamplingDef Sampling { get; set; } = new();
     /// <summary>For a family whose stores keep their data in files: when a write is durable.</summary>
     public Text? Durable { get; set; }
+    /// <summary>With Durable: when its files are synced, in a few words (the report's column headers).</summary>
+    public Text? Fsync { get; set; }
+    /// <summary>For a durable family: the family whose stores it keeps in files instead of RAM.</summary>
+    public string? VariantOf { get; set; }
     /// <summary>What restarting a durable store takes beyond the whole check after it (the estimates, made by the Rust side, read it).</summary>
     public double RestartSeconds { get; set; }
 }
@@ -91,6 +95,10 @@ public sealed class ServerDef
     public Text? SplitMissing { get; set; }
     /// <summary>For a server that keeps its data in files (its start takes {dir}): when a write is durable.</summary>
     public Text? Durable { get; set; }
+    /// <summary>With Durable: when its files are synced, in a few words (the report's column headers).</summary>
+    public Text? Fsync { get; set; }
+    /// <summary>For a durable server or one on a host of its own: the server it is but for its files or its host.</summary>
+    public string? VariantOf { get; set; }
     /// <summary>What restarting it takes beyond the whole check after it (the estimates, made by the Rust side, read it).</summary>
     public double RestartSeconds { get; set; }
     /// <summary>How a durable server's files are made as small as its data after each restart.</summary>
@@ -342,6 +350,8 @@ public sealed class Spec
         return Parse(text, path, check);
     }
 
+    const string DurableFsync = "`durable` (when a write is durable) and `fsync` (when its files are synced, in a few words) go together";
+
     /// <summary>Parses spec text; <paramref name="check"/> returns why a suite's stores cannot run a request, or null.</summary>
     public static Spec Parse(string text, string path, Func<string, string, ulong?[], string?> check)
     {
@@ -380,6 +390,12 @@ public sealed class Spec
                 throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
             if (family.Durable is not null && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
                 throw new SpecException($"{At("id: " + family.Id)}: a durable family needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
+            if (family.Durable is not null != family.Fsync is not null)
+                throw new SpecException($"{At("id: " + family.Id)}: {DurableFsync}");
+            if (family.Durable is not null != family.VariantOf is not null)
+                throw new SpecException($"{At("id: " + family.Id)}: a durable family, and only one, names in `variant_of` the family whose stores it keeps in files");
+            if (family.VariantOf is { } of && !file.Families.Any(f => f.Id == of && f.Durable is null))
+                throw new SpecException($"{At("variant_of: " + of)}: variant_of: \"{of}\" is not a family that keeps its stores in RAM");
         }
         if (file.Families.Count > 0 && file.Families.All(f => !f.Default))
             throw new SpecException($"{At("id: " + file.Families[0].Id)}: no family runs by default: mark one `default: true`");
@@ -460,6 +476,12 @@ public sealed class Spec
                 throw new SpecException($"{At("id: " + server.Id)}: " + (server.OnItsOwnHost
                     ? "start: {host} is the address of a server on a host of its own: give the round trip to it in `round_trip_us`"
                     : "start: a server with a round trip runs on a host of its own and binds its address, {host}"));
+            if (server.Durable is not null != server.Fsync is not null)
+                throw new SpecException($"{At("id: " + server.Id)}: {DurableFsync}");
+            if ((server.KeepsFiles || server.OnItsOwnHost) != server.VariantOf is not null)
+                throw new SpecException($"{At("id: " + server.Id)}: a durable server or one on a host of its own, and only one, names in `variant_of` the server it is but for its files or its host");
+            if (server.VariantOf is { } of && !file.Servers.Any(s => s.Id == of && s.Durable is null && s.RoundTripUs is null))
+                throw new SpecException($"{At("variant_of: " + of)}: variant_of: \"{of}\" is not a server on loopback that keeps nothing");
             if (server.KeepsFiles && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
                 throw new SpecException($"{At("id: " + server.Id)}: a durable server needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
             server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;

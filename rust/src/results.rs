@@ -29,11 +29,13 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 25] = [
+pub const OPTIONAL: [&str; 26] = [
     "families",
     "servers",
     // Where the durable stores kept their files: the folder's file system and fsync latency.
     "durable",
+    // The networks to servers on hosts of their own, each with its measured round trip.
+    "network",
     // The servers that refused the readings of a split, with their words.
     "unsplit",
     "clients",

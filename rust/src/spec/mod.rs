@@ -103,6 +103,10 @@ pub struct PublishedSize {
 /// The languages a bench, a load run or a plan can name, in table order.
 pub const LANGUAGES: [&str; 2] = ["rust", "csharp"];
 
+/// Why `durable` and `fsync` go together: the one says when a write is durable, the other in a
+/// few words when the files are synced, for the report's column headers.
+const DURABLE_FSYNC: &str = "`durable` (when a write is durable) and `fsync` (when its files are synced, in a few words) go together";
+
 /// The load measurement: K concurrent clients for a fixed time, per operation and store.
 #[derive(Clone, Debug)]
 pub struct Load {
@@ -325,6 +329,8 @@ mod wire {
         pub default: bool,
         pub sampling: Spanned<Sampling>,
         pub durable: Option<Text>,
+        pub fsync: Option<Text>,
+        pub variant_of: Option<Spanned<String>>,
         #[serde(default)]
         pub restart_seconds: f64,
     }
@@ -349,6 +355,8 @@ mod wire {
         pub check: Text,
         pub split_missing: Option<Text>,
         pub durable: Option<Text>,
+        pub fsync: Option<Text>,
+        pub variant_of: Option<Spanned<String>>,
         #[serde(default)]
         pub restart_seconds: f64,
         pub compact: Option<super::Compact>,
@@ -463,6 +471,11 @@ pub struct Family {
     pub sampling: Sampling,
     /// For a family whose stores keep their data in files: when a write is durable.
     pub durable: Option<Text>,
+    /// With `durable`: when its files are synced, in a few words (the report's column headers).
+    pub fsync: Option<Text>,
+    /// For a durable family: the family whose stores it keeps in files instead of RAM, which the
+    /// report compares it with.
+    pub variant_of: Option<String>,
     /// What restarting a durable store takes beyond the whole check after it (for estimates).
     pub restart_seconds: f64,
 }
@@ -504,6 +517,11 @@ pub struct ServerKind {
     /// For a server that keeps its data in files (its start takes `{dir}`): when a write is
     /// durable. After each cell it is restarted on them.
     pub durable: Option<Text>,
+    /// With `durable`: when its files are synced, in a few words (the report's column headers).
+    pub fsync: Option<Text>,
+    /// For a durable server or one on a host of its own: the server it is but for its files or
+    /// its host, which the report compares it with.
+    pub variant_of: Option<String>,
     /// What restarting it takes beyond the whole check after it (for estimates).
     pub restart_seconds: f64,
     /// How a durable server's files are made as small as its data, after each restart.
@@ -1217,6 +1235,13 @@ impl Resolver<'_> {
             ));
         }
         let mut families = Vec::new();
+        // What a durable family can be a variant of: a family keeping its stores in RAM.
+        let plain: Vec<String> = wire
+            .families
+            .iter()
+            .filter(|f| f.durable.is_none())
+            .map(|f| f.id.value.clone())
+            .collect();
         for family in wire.families {
             let sampling = &family.sampling.value;
             if sampling.samples < 10
@@ -1237,12 +1262,36 @@ impl Resolver<'_> {
                      that place its files",
                 ));
             }
+            if family.durable.is_some() != family.fsync.is_some() {
+                return Err(self.error(&family.id, DURABLE_FSYNC));
+            }
+            if family.durable.is_some() != family.variant_of.is_some() {
+                return Err(self.error(
+                    &family.id,
+                    "a durable family, and only one, names in `variant_of` the family whose stores it keeps in files",
+                ));
+            }
+            if let Some(of) = family
+                .variant_of
+                .as_ref()
+                .filter(|of| !plain.contains(&of.value))
+            {
+                return Err(self.error(
+                    of,
+                    format!(
+                        "variant_of: \"{}\" is not a family that keeps its stores in RAM",
+                        of.value
+                    ),
+                ));
+            }
             families.push(Family {
                 id: family.id.value,
                 env_value: family.env_value,
                 default: family.default,
                 sampling: family.sampling.value,
                 durable: family.durable,
+                fsync: family.fsync,
+                variant_of: family.variant_of.map(|v| v.value),
                 restart_seconds: family.restart_seconds,
             });
         }
@@ -1266,6 +1315,13 @@ impl Resolver<'_> {
                 }
             },
         };
+        // What a durable or distant server can be a variant of: one on loopback keeping nothing.
+        let plain: Vec<String> = wire
+            .servers
+            .iter()
+            .filter(|s| s.durable.is_none() && s.round_trip_us.is_none())
+            .map(|s| s.id.value.clone())
+            .collect();
         for server in wire.servers {
             if !server.start.value.iter().any(|a| a.contains("{port}")) {
                 return Err(self.error(&server.start, "start: the command must take {port}"));
@@ -1292,6 +1348,28 @@ impl Resolver<'_> {
                     },
                 ));
             }
+            if server.durable.is_some() != server.fsync.is_some() {
+                return Err(self.error(&server.id, DURABLE_FSYNC));
+            }
+            if (takes_dir || takes_host) != server.variant_of.is_some() {
+                return Err(self.error(
+                    &server.id,
+                    "a durable server or one on a host of its own, and only one, names in `variant_of` the server it is but for its files or its host",
+                ));
+            }
+            if let Some(of) = server
+                .variant_of
+                .as_ref()
+                .filter(|of| !plain.contains(&of.value))
+            {
+                return Err(self.error(
+                    of,
+                    format!(
+                        "variant_of: \"{}\" is not a server on loopback that keeps nothing",
+                        of.value
+                    ),
+                ));
+            }
             if takes_dir && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty()) {
                 return Err(self.error(
                     &server.id,
@@ -1311,6 +1389,8 @@ impl Resolver<'_> {
                 check: server.check,
                 split_missing: server.split_missing,
                 durable: server.durable,
+                fsync: server.fsync,
+                variant_of: server.variant_of.map(|v| v.value),
                 restart_seconds: server.restart_seconds,
                 compact: server.compact,
                 round_trip_us: server.round_trip_us.map(|r| r.value),
