@@ -151,6 +151,9 @@ pub enum Kind {
     Time,
     /// Each store's time divided by the fastest server mode's in the same row.
     Relative,
+    /// A durable or distant store's time divided by its twin's ([`crate::variants`]): the table's
+    /// cells already hold the rounds' ratios.
+    Twin,
 }
 
 fn draw_error<E: std::fmt::Debug>(e: E) -> anyhow::Error {
@@ -180,7 +183,7 @@ pub fn table(
         for (j, cell) in row.cells.iter().enumerate() {
             let Ok(cell) = cell else { continue };
             let scale = match (kind, fastest) {
-                (Kind::Time, _) => 1.0,
+                (Kind::Time | Kind::Twin, _) => 1.0,
                 (Kind::Relative, Some(fastest)) => fastest,
                 (Kind::Relative, None) => continue,
             };
@@ -197,6 +200,13 @@ pub fn table(
         (Kind::Time, Lang::En) => ("time per iteration", &|v| axis(duration(v, lang))),
         (Kind::Time, Lang::Ru) => ("время итерации", &|v| axis(duration(v, lang))),
         (Kind::Relative, Lang::En) => ("time ÷ the fastest server mode's", &|v| ratio(v, lang)),
+        (Kind::Twin, Lang::En) => ("time ÷ the same store's in RAM on loopback", &|v| {
+            ratio(v, lang)
+        }),
+        (Kind::Twin, Lang::Ru) => (
+            "время ÷ время того же хранилища в ОЗУ на loopback",
+            &|v| ratio(v, lang),
+        ),
         (Kind::Relative, Lang::Ru) => (
             "время ÷ время самого быстрого режима сервера",
             &|v| ratio(v, lang),
@@ -227,7 +237,7 @@ pub fn table(
             &|_| String::new(),
             label,
         )?;
-        if kind == Kind::Relative {
+        if kind != Kind::Time {
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     [(0.0, 1.0), (table.rows.len() as f64, 1.0)],
@@ -395,7 +405,7 @@ fn describe(
         .map(|&(k, j, median, ..)| {
             let value = match kind {
                 Kind::Time => duration(median, lang),
-                Kind::Relative => ratio(median, lang),
+                Kind::Relative | Kind::Twin => ratio(median, lang),
             };
             format!("{} / {}: {value}", names[k], table.backends[j])
         })

@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 11;
+pub const VERSION: u32 = 12;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -41,6 +41,58 @@ pub struct Results {
     /// trip (`one_by_one`), each round's mean taken over that round's ratios, then the median
     /// over rounds with its interval, level and verdict as for one ratio. New in version 10.
     pub summary: Vec<crate::headline::Summary>,
+    /// Per language, suite and size: each store made durable, or moved to a host of its own,
+    /// against the same store in RAM on loopback (its twin), measured in the same rounds. New in
+    /// version 12.
+    pub variants: Vec<VariantJson>,
+}
+
+/// A durable or distant store against its twin, in one language, suite and size.
+#[derive(Serialize, JsonSchema)]
+pub struct VariantJson {
+    pub kind: crate::variants::Kind,
+    /// `rust` or `csharp`.
+    pub language: String,
+    pub suite: String,
+    /// B and N.
+    pub background: u64,
+    pub operations: u64,
+    pub rounds: usize,
+    /// The variant's backend (`RedisAof_Pipeline`) and its twin's (`Redis_Pipeline`).
+    pub backend: String,
+    pub twin: String,
+    /// A durable store's sync, in a few words (the spec's `fsync`).
+    pub fsync: Option<String>,
+    /// A distant server's round trip in µs: as the run measured it (200 PINGs), else as the spec sets it.
+    pub round_trip_us: Option<f64>,
+    /// The run's line on where the files lay (`durable`: the file system and its fdatasync
+    /// latency) or on the networks (`network`).
+    pub conditions: Option<String>,
+    pub measured: MeasuredCode,
+    pub rows: Vec<VariantRowJson>,
+}
+
+/// One operation of a variant against its twin.
+#[derive(Serialize, JsonSchema)]
+pub struct VariantRowJson {
+    pub operation: String,
+    pub variant: CellJson,
+    pub twin: CellJson,
+    /// The variant's time over its twin's (above 1: the variant is slower): the median of the
+    /// rounds' own ratios, with their interval where there are several rounds.
+    pub slowdown: Option<RatioJson>,
+    /// A distant server: how many round trips one iteration waits on, from the growth of its
+    /// time over its group's farthest and nearest hosts.
+    pub round_trips_per_iteration: Option<f64>,
+}
+
+/// A ratio of paired rounds with its order-statistic interval and that interval's level.
+#[derive(Serialize, JsonSchema)]
+pub struct RatioJson {
+    pub ratio: f64,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    pub level: Option<f64>,
 }
 
 /// The load measurement of one language at one B: every store, operation and number of clients.
@@ -250,14 +302,19 @@ pub struct FigureJson {
 
 /// The JSON the report writes.
 pub fn results(
+    spec: &redis_vs_doublets::spec::Spec,
     code: &Code,
-    tables: &[Table],
+    (tables, variant_tables): (&[Table], &[Table]),
     memory: &[MemoryRun],
     load: &[LoadRun],
     headline: Vec<crate::headline::Line>,
 ) -> Results {
     Results {
         version: VERSION,
+        variants: variant_tables
+            .iter()
+            .flat_map(|t| variants(spec, t))
+            .collect(),
         summary: crate::headline::summaries(&headline),
         headline,
         tables: tables.iter().map(table).collect(),
@@ -309,6 +366,76 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
             })
             .collect(),
     }
+}
+
+/// Every variant of a table against its twin.
+fn variants(spec: &redis_vs_doublets::spec::Spec, t: &Table) -> Vec<VariantJson> {
+    use crate::variants::{self, Kind};
+    let mut out = Vec::new();
+    for kind in [Kind::Durable, Kind::Network] {
+        for group in variants::groups(spec, t, kind) {
+            let trips = variants::group_round_trips(spec, t, &group);
+            for (s, columns) in group.columns.iter().enumerate() {
+                for (c, column) in columns.iter().enumerate().skip(1) {
+                    let (Some(variant), Some(twin)) = (*column, columns[0]) else {
+                        continue;
+                    };
+                    let fsync = variants::fsync(spec, &group.stores[c].1);
+                    let key = if kind == Kind::Durable {
+                        "durable"
+                    } else {
+                        "network"
+                    };
+                    out.push(VariantJson {
+                        kind,
+                        language: t.language.clone(),
+                        suite: t.suite.clone(),
+                        background: t.background,
+                        operations: t.operations,
+                        rounds: t.rounds,
+                        backend: t.backends[variant].clone(),
+                        twin: t.backends[twin].clone(),
+                        fsync: fsync.map(|f| f.en.clone()),
+                        round_trip_us: trips[c],
+                        conditions: t.provenance.get(key).cloned(),
+                        measured: t.measured.clone(),
+                        rows: t
+                            .rows
+                            .iter()
+                            .enumerate()
+                            .map(|(k, row)| {
+                                let cells = variants::cells(t, &group, k, s);
+                                VariantRowJson {
+                                    operation: row.operation.clone(),
+                                    variant: cell(&row.cells[variant]),
+                                    twin: cell(&row.cells[twin]),
+                                    slowdown: match (cells[c], cells[0]) {
+                                        (Some(v), Some(w)) => {
+                                            let r = variants::slowdown(v, w);
+                                            Some(RatioJson {
+                                                ratio: three_digits(r.ratio),
+                                                low: r.low.map(three_digits),
+                                                high: r.high.map(three_digits),
+                                                level: r.level,
+                                            })
+                                        }
+                                        _ => None,
+                                    },
+                                    round_trips_per_iteration: (kind == Kind::Network)
+                                        .then(|| {
+                                            variants::round_trips_per_iteration(&cells, &trips)
+                                        })
+                                        .flatten()
+                                        .map(three_digits),
+                                }
+                            })
+                            .collect(),
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The schema of [`Results`], pretty-printed.

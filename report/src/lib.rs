@@ -19,6 +19,7 @@
 //! - [`measured`]: which code each result measured, the label of older code's, one set per piece.
 //! - [`readme`]: splicing a section between markers.
 //! - [`reproduce`]: fresh rounds against the published intervals.
+//! - [`variants`]: durable and distant stores beside the stores they vary.
 
 pub mod charts;
 pub mod conditions;
@@ -35,6 +36,7 @@ pub mod readme;
 pub mod reproduce;
 pub mod stats;
 pub mod tables;
+pub mod variants;
 pub mod view;
 
 use std::{
@@ -143,8 +145,11 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     if args.require_current {
         measured::require_current(&code)?;
     }
-    let tables = tables::build(&spec, &files, &code, args.allow_missing)?;
-    if tables.is_empty() && memory.is_empty() && load.is_empty() {
+    let (variant_tables, tables): (Vec<_>, Vec<_>) =
+        tables::build(&spec, &files, &code, args.allow_missing)?
+            .into_iter()
+            .partition(|t| t.variants);
+    if tables.is_empty() && variant_tables.is_empty() && memory.is_empty() && load.is_empty() {
         bail!("the inputs hold no measurements");
     }
 
@@ -217,6 +222,27 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
                         lang,
                     )?,
                 ));
+            }
+        }
+        for table in &variant_tables {
+            let suite = spec
+                .suite(&table.suite)
+                .expect("tables are built from the spec");
+            for kind in [variants::Kind::Durable, variants::Kind::Network] {
+                for group in variants::groups(&spec, table, kind) {
+                    let ratios = variants::ratio_table(table, &group);
+                    outputs.push((
+                        args.charts.join(variants::chart_name(table, &group, lang)),
+                        charts::table(
+                            &ratios,
+                            &names(&ratios),
+                            charts::Kind::Twin,
+                            &variants::chart_title(table, &group, &text(&suite.name), lang),
+                            &colours,
+                            lang,
+                        )?,
+                    ));
+                }
             }
         }
         for clients in tables::clients(&spec, &tables) {
@@ -324,8 +350,9 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
     outputs.push((
         args.summary.clone(),
         serde_json::to_string_pretty(&json::results(
+            &spec,
             &code,
-            &tables,
+            (&tables, &variant_tables),
             &memory,
             &load,
             headline::lines(&spec, &tables),
@@ -340,6 +367,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             &spec,
             &code,
             &tables,
+            &variant_tables,
             &memory,
             &load,
             &view::Charts {
@@ -626,6 +654,10 @@ fn page_title(spec: &Spec, page: &pages::Page, lang: Lang) -> String {
         (Page::Load, Lang::Ru) => "Одновременные клиенты".into(),
         (Page::Memory, Lang::En) => "Memory".into(),
         (Page::Memory, Lang::Ru) => "Память".into(),
+        (Page::Durable, Lang::En) => "Durable stores".into(),
+        (Page::Durable, Lang::Ru) => "Хранилища на диске".into(),
+        (Page::Network, Lang::En) => "Over a network".into(),
+        (Page::Network, Lang::Ru) => "По сети".into(),
         (Page::Method, Lang::En) => "Method".into(),
         (Page::Method, Lang::Ru) => "Методика".into(),
     }

@@ -334,10 +334,16 @@ pub fn select(
     let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
     let mut dropped = Vec::new();
     let get = |f: &ResultFile, key: &str| f.get(key).unwrap_or_default().to_string();
-    let mut pieces: BTreeMap<(String, String, String), BTreeMap<String, Vec<ResultFile>>> =
-        BTreeMap::new();
+    // A run of durable or distant stores is a piece of its own beside the main one.
+    type Piece = (bool, String, String, String);
+    let mut pieces: BTreeMap<Piece, BTreeMap<String, Vec<ResultFile>>> = BTreeMap::new();
     for file in files {
-        let piece = (get(&file, "language"), get(&file, b_key), get(&file, n_key));
+        let piece = (
+            crate::variants::varies(spec, &file),
+            get(&file, "language"),
+            get(&file, b_key),
+            get(&file, n_key),
+        );
         pieces
             .entry(piece)
             .or_default()
@@ -346,7 +352,7 @@ pub fn select(
             .push(file);
     }
     let mut kept = Vec::new();
-    for ((language, b, n), sets) in pieces {
+    for ((variants, language, b, n), sets) in pieces {
         let planned = spec.publish.as_ref().and_then(|p| {
             p.bench
                 .iter()
@@ -373,7 +379,8 @@ pub fn select(
                 let rounds = complete_rounds(&set, spec);
                 dropped.push(Dropped {
                     text: format!(
-                        "{language} at B = {b}, N = {n}: {rounds} complete round(s) of fingerprint {} (kept: {})",
+                        "{language}{} at B = {b}, N = {n}: {rounds} complete round(s) of fingerprint {} (kept: {})",
+                        if variants { " (durable and distant stores)" } else { "" },
                         short(&fingerprint),
                         short(&best)
                     ),

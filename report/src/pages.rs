@@ -1,6 +1,7 @@
 //! The pages beside the READMEs: what each holds, its file name, and the view it renders. The
 //! READMEs keep the findings, the headline, B = 1,000 and the largest size per suite, memory and a
-//! load summary; every table lives on a page, one click away.
+//! load summary; every table lives on a page, one click away (the durable and network ones only
+//! there).
 
 use serde::Serialize;
 
@@ -18,6 +19,10 @@ pub enum Page {
     Load,
     /// What each store holds in memory.
     Memory,
+    /// Durable stores beside the same stores in RAM.
+    Durable,
+    /// Servers a network away beside the same server on loopback.
+    Network,
     /// How everything is measured (the spec's method text).
     Method,
 }
@@ -42,6 +47,8 @@ impl Page {
             Page::Clients => page_file("clients", lang),
             Page::Load => page_file("load", lang),
             Page::Memory => page_file("memory", lang),
+            Page::Durable => page_file("durable", lang),
+            Page::Network => page_file("network", lang),
             Page::Method => page_file("method", lang),
         }
     }
@@ -68,6 +75,12 @@ impl Page {
         }
         if view.suites.iter().any(|s| s.memory.is_some()) {
             pages.push(Page::Memory);
+        }
+        if view.suites.iter().any(|s| !s.durable.is_empty()) {
+            pages.push(Page::Durable);
+        }
+        if view.suites.iter().any(|s| !s.network.is_empty()) {
+            pages.push(Page::Network);
         }
         pages.push(Page::Method);
         pages
@@ -100,6 +113,12 @@ impl Page {
             if *self != Page::Memory {
                 suite.memory = None;
             }
+            if *self != Page::Durable {
+                suite.durable.clear();
+            }
+            if *self != Page::Network {
+                suite.network.clear();
+            }
         }
         view.page = Some(self.clone());
         view
@@ -123,6 +142,8 @@ pub fn readme(view: &View) -> View {
         suite.clients.clear();
         suite.load.clear();
         suite.size_charts.clear();
+        suite.durable.clear();
+        suite.network.clear();
     }
     view
 }

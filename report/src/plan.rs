@@ -171,9 +171,11 @@ pub fn pending(
         return Vec::new();
     };
     let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
+    // A run of durable or distant stores holds no part of a main round.
     let current: Vec<&ResultFile> = files
         .iter()
         .filter(|f| f.get("fingerprint") == Some(fingerprint))
+        .filter(|f| !crate::variants::varies(spec, f))
         .collect();
     // The parts the checkout's results hold for one language, size and round.
     let held = |language: &str, b: u64, n: u64, round: u32| -> BTreeSet<Part> {

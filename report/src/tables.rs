@@ -140,6 +140,9 @@ impl Environment {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Table {
+    /// Of a run that measured durable or distant stores beside their twins
+    /// ([`crate::variants`]): the durable and network sections read it, the main tables do not.
+    pub variants: bool,
     pub language: String,
     pub suite: String,
     pub background: u64,
@@ -271,8 +274,9 @@ pub fn build(
     allow_missing: bool,
 ) -> Result<Vec<Table>> {
     let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
-    // (language index, B, N) → the files of that run.
-    let mut groups: BTreeMap<(usize, u64, u64), Vec<&ResultFile>> = BTreeMap::new();
+    // (runs of variants, language index, B, N) → the files of that run: a run that measured a
+    // durable or distant store makes tables of its own ([`crate::variants`]).
+    let mut groups: BTreeMap<(bool, usize, u64, u64), Vec<&ResultFile>> = BTreeMap::new();
     for file in files {
         let language = file.get("language").unwrap_or_default();
         let Some(index) = LANGUAGES.iter().position(|l| *l == language) else {
@@ -283,13 +287,18 @@ pub fn build(
             );
         };
         groups
-            .entry((index, size(file, b_key)?, size(file, n_key)?))
+            .entry((
+                crate::variants::varies(spec, file),
+                index,
+                size(file, b_key)?,
+                size(file, n_key)?,
+            ))
             .or_default()
             .push(file);
     }
 
     let mut tables = Vec::new();
-    for ((language, b, n), group) in groups {
+    for ((variants, language, b, n), group) in groups {
         let first = group[0];
         // Rounds measured at different commits of the same code share a table (a re-measure in
         // pieces spans commits); rounds of different code never do.
@@ -401,20 +410,24 @@ pub fn build(
                 }
                 None => Err(Absence::NotRun),
             };
-            // The other clients a C# run used (its provenance names each, the default first).
-            let used = group
-                .iter()
-                .filter_map(|f| f.get("client"))
-                .collect::<Vec<_>>()
-                .join("; ");
+            // The other clients a C# run measured: those its `clients` line names (the
+            // client line lists every client the harness has, measured or not), or in runs from
+            // before that line, those its client line names.
+            let used = |client: &str| {
+                group.iter().any(|f| match f.get("clients") {
+                    Some(ids) => ids.split(',').any(|id| id.trim() == client),
+                    None => f
+                        .get("client")
+                        .unwrap_or_default()
+                        .split("; ")
+                        .any(|u| u.starts_with(&format!("{client} "))),
+                })
+            };
             let clients: Vec<ClientColumn> = spec
                 .clients
                 .iter()
                 .filter(|c| c.suffix.is_some() && LANGUAGES[language] == "csharp")
-                .filter(|c| {
-                    used.split("; ")
-                        .any(|u| u.starts_with(&format!("{} ", c.id)))
-                })
+                .filter(|c| used(&c.id))
                 .flat_map(|client| {
                     backends
                         .iter()
@@ -457,6 +470,7 @@ pub fn build(
                 });
             }
             let table = Table {
+                variants,
                 language: LANGUAGES[language].to_string(),
                 suite: suite.id.clone(),
                 background: b,
@@ -616,6 +630,7 @@ impl ClientsTable {
             })
             .collect();
         Table {
+            variants: false,
             language: "clients".into(),
             suite: self.suite.clone(),
             background: self.background,

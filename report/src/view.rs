@@ -27,6 +27,10 @@ pub struct View {
     pub durable_dir_env: String,
     pub durable_tmpfs_env: String,
     pub families: Vec<FamilyView>,
+    /// Each durable or distant family and server, with the one it varies (its twin's).
+    pub twins: Vec<(String, String)>,
+    /// Each durable family and server, with when its files are synced, in a few words.
+    pub fsyncs: Vec<(String, String)>,
     pub server_env: String,
     /// How a server cell's time is split (the spec's method text), where the spec splits it.
     pub split: Option<String>,
@@ -199,6 +203,10 @@ pub struct SuiteView {
     pub(crate) clients: Vec<ClientsView>,
     /// Per load run: each store's reads and writes at the fewest and the most clients.
     pub(crate) load_summary: Vec<LoadSummaryView>,
+    /// Durable stores beside the same stores in RAM, and servers a network away beside the same
+    /// server on loopback ([`crate::variants`]).
+    pub(crate) durable: Vec<crate::variants::SectionView>,
+    pub(crate) network: Vec<crate::variants::SectionView>,
 }
 
 /// One load run in a line per store: a read and a write operation at the fewest and the most
@@ -484,7 +492,7 @@ fn printed(ratio: f64) -> serde_json::Value {
 }
 
 /// Chart file names, relative to the charts folder: ".ru.svg" for the Russian README's.
-fn svg(stem: String, lang: Lang) -> String {
+pub(crate) fn svg(stem: String, lang: Lang) -> String {
     match lang {
         Lang::En => format!("{stem}.svg"),
         Lang::Ru => format!("{stem}.ru.svg"),
@@ -785,6 +793,7 @@ pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
     let kind = match kind {
         Kind::Time => "time",
         Kind::Relative => "relative",
+        Kind::Twin => "twin",
     };
     svg(format!("{}-{kind}", table.id()), lang)
 }
@@ -792,7 +801,11 @@ pub fn chart_name(table: &Table, kind: Kind, lang: Lang) -> String {
 /// A chart's second, smaller line: "1 round" where its figures are one round's points, which have
 /// no interval, "3 rounds: 75% intervals" where its intervals are below the level a verdict needs,
 /// and the code it measured where that is not the checkout's. Empty, or "\n" and the line.
-fn second_line(rounds: usize, measured: &crate::measured::MeasuredCode, lang: Lang) -> String {
+pub(crate) fn second_line(
+    rounds: usize,
+    measured: &crate::measured::MeasuredCode,
+    lang: Lang,
+) -> String {
     let rounds = match (crate::stats::level(rounds), lang) {
         (None, Lang::En) => "1 round".into(),
         (None, Lang::Ru) => "1 раунд".into(),
@@ -841,6 +854,12 @@ pub fn chart_title(table: &Table, suite: &str, kind: Kind, lang: Lang) -> String
         ),
         (Kind::Relative, Lang::Ru) => format!(
             "{language}, {suite}: время относительно самого быстрого режима сервера ({sizes}){older}"
+        ),
+        (Kind::Twin, Lang::En) => format!(
+            "{language}, {suite}: time relative to the same store in RAM on loopback ({sizes}){older}"
+        ),
+        (Kind::Twin, Lang::Ru) => format!(
+            "{language}, {suite}: время относительно того же хранилища в ОЗУ на loopback ({sizes}){older}"
         ),
     }
 }
@@ -1160,6 +1179,7 @@ pub fn build(
     spec: &Spec,
     code: &crate::measured::Code,
     tables: &[Table],
+    variants: &[Table],
     memory: &[MemoryRun],
     load: &[LoadRun],
     charts: &Charts<'_>,
@@ -1215,6 +1235,20 @@ pub fn build(
             })
             .collect(),
         family_env: spec.family_env.clone(),
+        twins: spec
+            .families
+            .iter()
+            .map(|f| (&f.id, &f.variant_of))
+            .chain(spec.servers.iter().map(|s| (&s.id, &s.variant_of)))
+            .filter_map(|(id, of)| Some((id.clone(), of.clone()?)))
+            .collect(),
+        fsyncs: spec
+            .families
+            .iter()
+            .map(|f| (&f.id, &f.fsync))
+            .chain(spec.servers.iter().map(|s| (&s.id, &s.fsync)))
+            .filter_map(|(id, fsync)| Some((id.clone(), text(fsync.as_ref()?))))
+            .collect(),
         durable_dir_env: spec.durable_dir_env.clone(),
         durable_tmpfs_env: spec.durable_tmpfs_env.clone(),
         server_env: spec.server_env.clone(),
@@ -1317,6 +1351,22 @@ pub fn build(
                 ),
                 load: load_views(spec, code, load, &suite.id, charts_link, lang),
                 load_summary: load_summaries(spec, load, &suite.id, lang),
+                durable: crate::variants::views(
+                    spec,
+                    variants,
+                    &suite.id,
+                    crate::variants::Kind::Durable,
+                    charts_link,
+                    lang,
+                ),
+                network: crate::variants::views(
+                    spec,
+                    variants,
+                    &suite.id,
+                    crate::variants::Kind::Network,
+                    charts_link,
+                    lang,
+                ),
                 left_out: suite.left_out.values().map(&text).collect(),
                 clients: clients
                     .iter()
@@ -1648,7 +1698,7 @@ fn comparison_view(c: crate::tables::Comparison, than: String, lang: Lang) -> Ce
 
 /// Half the interval relative to the median, in whole percent ("±3%", "±<1%"); empty with one
 /// round, which has no interval.
-fn spread(interval: Option<(f64, f64)>, median: f64) -> String {
+pub(crate) fn spread(interval: Option<(f64, f64)>, median: f64) -> String {
     let Some((low, high)) = interval else {
         return String::new();
     };
@@ -1661,7 +1711,10 @@ fn spread(interval: Option<(f64, f64)>, median: f64) -> String {
 }
 
 /// `BENCHMARK_SERVERS=…` when a run chose other servers than the spec's defaults.
-fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Option<String> {
+pub(crate) fn servers_variable(
+    spec: &Spec,
+    provenance: &BTreeMap<String, String>,
+) -> Option<String> {
     let defaults: Vec<&str> = spec
         .servers
         .iter()
@@ -1677,7 +1730,7 @@ fn servers_variable(spec: &Spec, provenance: &BTreeMap<String, String>) -> Optio
 /// The command that measures a table's size again, as its runs were made: in the table's language
 /// alone unless every other language's `tables` of that size were measured the same way (rounds,
 /// servers, placement), so that one command remakes them all.
-fn reproduce(spec: &Spec, t: &Table, tables: &[Table]) -> String {
+pub(crate) fn reproduce(spec: &Spec, t: &Table, tables: &[Table]) -> String {
     let conditions = |t: &Table| {
         // examples/run-comparison.sh measures as many rounds as a verdict needs unless told.
         let rounds = (t.rounds != crate::stats::rounds_for_level())
@@ -1868,7 +1921,7 @@ fn stated_once(mut runs: Vec<RunView>, lang: Lang) -> (Vec<RunView>, Vec<String>
 }
 
 /// "261×", "0.52×".
-fn ratio_text(value: f64, lang: Lang) -> String {
+pub(crate) fn ratio_text(value: f64, lang: Lang) -> String {
     format!("{}×", crate::findings::times(value, lang))
 }
 

@@ -633,7 +633,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 11);
+    assert_eq!(value["version"], 12);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -1916,4 +1916,84 @@ fn where_a_servers_time_goes_is_published_per_cell_and_quoted_per_mode() {
     assert!(refused
         .read("docs/typical-rust.ru.md")
         .contains(&format!("ответив «{words}»")));
+}
+
+/// A run of durable and distant stores beside their twins (B = 1,000, measured here in Rust:
+/// docs/sample-results' variants file, its fingerprint the fixtures'): pages of their own, apart
+/// from the main tables, whatever the main tables' code.
+#[test]
+fn durable_and_network_stores_are_set_beside_their_twins() {
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        (
+            "rust-variants-b1000.txt",
+            fixture("rust-variants-b1000.txt"),
+        ),
+    ]);
+    run(&work.args()).unwrap();
+    // The main tables keep the stores in RAM on loopback alone.
+    let main = work.read("docs/links-rust.md");
+    for variant in ["RedisAof", "RedisRack", "NonVolatile", "GarnetAof"] {
+        assert!(
+            !main.contains(variant),
+            "{variant} in the main table:\n{main}"
+        );
+    }
+    let durable = work.read("docs/durable.md");
+    for header in [
+        "| Operation | Mode | Redis | RedisAof (fsync every second) | RedisAofAlways (fsync before each answer) |",
+        "| Operation | Layout | Doublets_Volatile | Doublets_NonVolatile (fsync on close) |",
+        "| Operation | Mode | Garnet | GarnetAof (commit before each answer) |",
+    ] {
+        assert!(durable.contains(header), "no {header}:\n{durable}");
+    }
+    assert!(work
+        .read("docs/durable.ru.md")
+        .contains("RedisAof (fsync раз в секунду)"));
+    let network = work.read("docs/network.md");
+    assert!(
+        network.contains("| Round trips per iteration |"),
+        "{network}"
+    );
+    // Where each request is its own round trip an iteration of N = 100 waits on about 100 of
+    // them, and on about one where they go in one pipeline: what the column is for.
+    let summary: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let trips = |backend: &str| {
+        summary["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["backend"] == backend && v["suite"] == "typical")
+            .and_then(|v| {
+                v["rows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["operation"] == "kv_get")
+            })
+            .and_then(|r| r["round_trips_per_iteration"].as_f64())
+            .unwrap_or_else(|| panic!("no round trips for {backend}"))
+    };
+    let one_by_one = trips("RedisRegion_NonTransaction");
+    assert!((80.0..=120.0).contains(&one_by_one), "{one_by_one}");
+    let pipelined = trips("RedisRegion_Pipeline");
+    assert!((0.5..=2.0).contains(&pipelined), "{pipelined}");
+    // Each durable cell is against its twin: slower than it, as writing to a file must be.
+    let aof = summary["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["backend"] == "RedisAofAlways_NonTransaction" && v["suite"] == "typical")
+        .unwrap();
+    assert_eq!(aof["twin"], "Redis_NonTransaction");
+    let set = aof["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "kv_set")
+        .unwrap();
+    assert!(set["slowdown"]["ratio"].as_f64().unwrap() > 1.5, "{set}");
+    // Both pages are listed beside the others.
+    assert!(work.read("README.md").contains("(docs/durable.md)"));
+    assert!(work.read("README.md").contains("(docs/network.md)"));
 }
