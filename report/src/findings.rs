@@ -54,7 +54,7 @@ fn times_range(range: (f64, f64), lang: Lang) -> String {
 }
 
 /// "B = 1,000 … 1,000,000", or one size.
-fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
+pub(crate) fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
     sizes.sort_unstable();
     sizes.dedup();
     match (sizes.first(), sizes.last()) {
@@ -65,7 +65,7 @@ fn sizes_text(mut sizes: Vec<u64>, lang: Lang) -> String {
 }
 
 /// A link to one page, named in the reader's language: `[memory](docs/memory.md)`.
-fn page_link(page: &str, [en, ru]: [&str; 2], pages: &str, lang: Lang) -> String {
+pub(crate) fn page_link(page: &str, [en, ru]: [&str; 2], pages: &str, lang: Lang) -> String {
     let name = match lang {
         Lang::En => en,
         Lang::Ru => ru,
@@ -121,7 +121,7 @@ pub fn reads_only(spec: &Spec, operation: &str) -> bool {
 /// request per round trip, memory, concurrent clients).
 pub fn findings(
     spec: &Spec,
-    (tables, lines): (&[Table], &[Line]),
+    (tables, variants, lines): (&[Table], &[Table], &[Line]),
     memory: &[MemoryRun],
     load: &[LoadRun],
     pages: &str,
@@ -134,6 +134,7 @@ pub fn findings(
         .chain(memory_finding(spec, memory, pages, lang))
         .chain(load_finding(spec, load, pages, lang))
         .chain(std::iter::once(split_finding(spec, tables, pages, lang)))
+        .chain(crate::variants::finding(spec, variants, pages, lang))
         .map(|text| Finding { text })
         .collect()
 }

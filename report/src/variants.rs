@@ -409,30 +409,8 @@ fn view(spec: &Spec, table: &Table, group: &Group, charts_link: &str, lang: Lang
         .suite(&table.suite)
         .expect("tables are built from the spec");
     let trips = group_round_trips(spec, table, group);
-    let headers = group
-        .stores
-        .iter()
-        .zip(&trips)
-        .enumerate()
-        .map(|(c, ((name, id), trip))| match (group.kind, c) {
-            (Kind::Network, 0) => format!("{name} (loopback)"),
-            (Kind::Durable, 0) => name.clone(),
-            (Kind::Network, _) => {
-                let us = trip.map_or("?".into(), |us| whole(us.round() as u64, lang));
-                lang.pick(
-                    &format!("{name} ({us} µs round trip)"),
-                    &format!("{name} ({us} мкс туда и обратно)"),
-                )
-                .to_string()
-            }
-            (Kind::Durable, _) => {
-                let fsync = fsync(spec, id);
-                match fsync {
-                    Some(fsync) => format!("{name} ({})", lang.text(fsync)),
-                    None => name.clone(),
-                }
-            }
-        })
+    let headers = (0..group.stores.len())
+        .map(|c| header(spec, group, c, trips[c], lang))
         .collect();
     let mut rows = Vec::new();
     for (k, op) in suite.operations.iter().enumerate() {
@@ -509,6 +487,135 @@ fn view(spec: &Spec, table: &Table, group: &Group, charts_link: &str, lang: Lang
         command: families + &crate::view::reproduce(spec, table, &[]),
         label: crate::measured::note(&table.measured, lang),
         chart: format!("{charts_link}/{}", chart_name(table, group, lang)),
+    }
+}
+
+/// The first screen's statement on durable and distant stores: for each variant store the median
+/// over every cell of both languages of how many times its twin's time it took, and the largest;
+/// and how many round trips an iteration waits on over a network, one request per round trip
+/// against a transaction or a pipeline. `None` without such results.
+pub fn finding(spec: &Spec, tables: &[Table], pages: &str, lang: Lang) -> Option<String> {
+    // (store, its header where first met, every ratio with its cell named)
+    type Ratios = Vec<(f64, String)>;
+    let mut stores: Vec<(String, String, Ratios)> = Vec::new();
+    let (mut one_by_one, mut batched) = (Vec::new(), Vec::new());
+    for kind in [Kind::Durable, Kind::Network] {
+        for table in tables {
+            let suite = spec.suite(&table.suite)?;
+            for group in groups(spec, table, kind) {
+                let trips = group_round_trips(spec, table, &group);
+                for (s, slot) in group.slots.iter().enumerate() {
+                    for (k, op) in suite.operations.iter().enumerate() {
+                        let cells = cells(table, &group, k, s);
+                        if kind == Kind::Network {
+                            if let Some(r) = round_trips_per_iteration(&cells, &trips) {
+                                let per = r / table.operations as f64;
+                                if slot == "NonTransaction" {
+                                    one_by_one.push(per);
+                                } else {
+                                    batched.push(r);
+                                }
+                            }
+                        }
+                        let Some(twin) = cells[0] else { continue };
+                        for (c, cell) in cells.iter().enumerate().skip(1) {
+                            let Some(cell) = cell else { continue };
+                            let store = &group.stores[c].0;
+                            let at = format!(
+                                "{}, {}, {slot}",
+                                crate::view::language_name(&table.language),
+                                op.name
+                            );
+                            let ratio = slowdown(cell, twin).ratio;
+                            match stores.iter_mut().find(|(name, ..)| name == store) {
+                                Some((.., ratios)) => ratios.push((ratio, at)),
+                                None => stores.push((
+                                    store.clone(),
+                                    header(spec, &group, c, trips[c], lang),
+                                    vec![(ratio, at)],
+                                )),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if stores.is_empty() {
+        return None;
+    }
+    let times = |v: f64| crate::findings::times(v, lang);
+    let parts: Vec<String> = stores
+        .iter()
+        .map(|(_, header, ratios)| {
+            let median = crate::stats::median(ratios.iter().map(|r| r.0));
+            let (most, at) = ratios
+                .iter()
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .expect("a store is listed with its first ratio");
+            match lang {
+                Lang::En => format!(
+                    "{header} ×{} (up to ×{}, {at})",
+                    times(median),
+                    times(*most)
+                ),
+                Lang::Ru => format!("{header} ×{} (до ×{}, {at})", times(median), times(*most)),
+            }
+        })
+        .collect();
+    let rounds = tables.iter().map(|t| t.rounds).max().unwrap_or(1);
+    let sizes = crate::findings::sizes_text(tables.iter().map(|t| t.background).collect(), lang);
+    let links = format!(
+        "{} · {}",
+        crate::findings::page_link("durable", ["durable", "на диске"], pages, lang),
+        crate::findings::page_link("network", ["network", "по сети"], pages, lang)
+    );
+    let one_round = match (rounds, lang) {
+        (1, Lang::En) => ", one round: no intervals, no verdicts",
+        (1, Lang::Ru) => ", один раунд: без интервалов и выводов",
+        _ => "",
+    };
+    let mut text = match lang {
+        Lang::En => format!(
+            "**Durable and over a network** ({sizes}{one_round}; {links}): how many times as long each took as the same store in RAM on loopback, the median over its cells of both languages: {}.",
+            parts.join("; ")
+        ),
+        Lang::Ru => format!(
+            "**На диске и по сети** ({sizes}{one_round}; {links}): во сколько раз дольше, чем то же хранилище в ОЗУ на loopback, медиана по его ячейкам на обоих языках: {}.",
+            parts.join("; ")
+        ),
+    };
+    if !one_by_one.is_empty() && !batched.is_empty() {
+        let (each, batch) = (
+            times(crate::stats::median(one_by_one.into_iter())),
+            times(crate::stats::median(batched.into_iter())),
+        );
+        text += &match lang {
+            Lang::En => format!(" Over a network, one request per round trip waited {each} round trips per operation of an iteration, one transaction or pipeline {batch} per iteration (medians over their cells)."),
+            Lang::Ru => format!(" По сети при каждом запросе отдельным обменом итерация ждала {each} обмена на операцию, при одной транзакции или конвейере — {batch} на итерацию (медианы по их ячейкам)."),
+        };
+    }
+    Some(text)
+}
+
+/// A store's column header: the twin's name; a durable store's with its fsync policy; a distant
+/// one's with its round trip.
+fn header(spec: &Spec, group: &Group, c: usize, trip: Option<f64>, lang: Lang) -> String {
+    let (name, id) = &group.stores[c];
+    match (group.kind, c) {
+        (Kind::Network, 0) => format!("{name} (loopback)"),
+        (Kind::Durable, 0) => name.clone(),
+        (Kind::Network, _) => {
+            let us = trip.map_or("?".into(), |us| whole(us.round() as u64, lang));
+            match lang {
+                Lang::En => format!("{name} ({us} µs round trip)"),
+                Lang::Ru => format!("{name} ({us} мкс туда и обратно)"),
+            }
+        }
+        (Kind::Durable, _) => match fsync(spec, id) {
+            Some(fsync) => format!("{name} ({})", lang.text(fsync)),
+            None => name.clone(),
+        },
     }
 }
 

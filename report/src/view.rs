@@ -48,6 +48,8 @@ pub struct View {
     pub fingerprint_paths: Vec<String>,
     /// The statements on the READMEs' first screen, computed from the results.
     pub findings: Vec<crate::findings::Finding>,
+    /// Durable or distant stores were measured: the first screen says where, not that they were not.
+    pub variants_measured: bool,
     /// The conditions of every figure, which open the findings ([`crate::conditions`]).
     pub conditions: Option<String>,
     /// The published results not of the checkout's code, each set with its label, stated before
@@ -1207,7 +1209,15 @@ pub fn build(
         command: command.to_string(),
         runs,
         common,
-        findings: crate::findings::findings(spec, (tables, &lines), memory, load, pages_link, lang),
+        findings: crate::findings::findings(
+            spec,
+            (tables, variants, &lines),
+            memory,
+            load,
+            pages_link,
+            lang,
+        ),
+        variants_measured: !variants.is_empty(),
         conditions: crate::conditions::conditions(spec, tables, lang),
         older_code,
         pending: Vec::new(),

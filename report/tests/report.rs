@@ -1993,7 +1993,20 @@ fn durable_and_network_stores_are_set_beside_their_twins() {
         .find(|r| r["operation"] == "kv_set")
         .unwrap();
     assert!(set["slowdown"]["ratio"].as_f64().unwrap() > 1.5, "{set}");
-    // Both pages are listed beside the others.
-    assert!(work.read("README.md").contains("(docs/durable.md)"));
-    assert!(work.read("README.md").contains("(docs/network.md)"));
+    // Both pages are listed beside the others, and the first screen says what was measured
+    // instead of that nothing was.
+    let readme = work.read("README.md");
+    assert!(readme.contains("(docs/durable.md)"));
+    assert!(readme.contains("(docs/network.md)"));
+    assert!(
+        readme.contains(
+            "- **Durable and over a network** (B = 1,000, one round: no intervals, no verdicts;"
+        ),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("RedisAofAlways (fsync before each answer) ×"),
+        "{readme}"
+    );
+    assert!(!readme.contains("not measured yet"), "{readme}");
 }
