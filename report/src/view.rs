@@ -1201,6 +1201,8 @@ pub fn build(
             .find(|o| o.id == id)
             .map_or(id.to_string(), |o| o.name.clone())
     };
+    let section =
+        |suite: &str, kind| crate::variants::views(spec, variants, suite, kind, charts_link, lang);
     let lines = crate::headline::lines(spec, tables);
     let (runs, mut common) = stated_once(runs(spec, tables, lang), lang);
     let older_code = crate::measured::older_code(tables, memory, load, code, lang);
@@ -1361,22 +1363,8 @@ pub fn build(
                 ),
                 load: load_views(spec, code, load, &suite.id, charts_link, lang),
                 load_summary: load_summaries(spec, load, &suite.id, lang),
-                durable: crate::variants::views(
-                    spec,
-                    variants,
-                    &suite.id,
-                    crate::variants::Kind::Durable,
-                    charts_link,
-                    lang,
-                ),
-                network: crate::variants::views(
-                    spec,
-                    variants,
-                    &suite.id,
-                    crate::variants::Kind::Network,
-                    charts_link,
-                    lang,
-                ),
+                durable: section(&suite.id, crate::variants::Kind::Durable),
+                network: section(&suite.id, crate::variants::Kind::Network),
                 left_out: suite.left_out.values().map(&text).collect(),
                 clients: clients
                     .iter()

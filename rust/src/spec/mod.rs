@@ -1157,6 +1157,30 @@ impl Resolver<'_> {
         )
     }
 
+    /// The rules of a family or server that varies another: `durable` and `fsync` together, and
+    /// `variant_of` exactly where it `varies`, naming one of `plain` (which vary none). `words`:
+    /// what to say where `variant_of` is missing or misplaced, and after the name it gives.
+    fn variant(
+        &self,
+        id: &Spanned<String>,
+        (durable, fsync): (bool, bool),
+        varies: bool,
+        variant_of: Option<&Spanned<String>>,
+        plain: &[String],
+        [misplaced, not_plain]: [&str; 2],
+    ) -> Result<(), SpecError> {
+        if durable != fsync {
+            return Err(self.error(id, DURABLE_FSYNC));
+        }
+        if varies != variant_of.is_some() {
+            return Err(self.error(id, misplaced));
+        }
+        match variant_of.filter(|of| !plain.contains(&of.value)) {
+            Some(of) => Err(self.error(of, format!("variant_of: \"{}\" {not_plain}", of.value))),
+            None => Ok(()),
+        }
+    }
+
     fn error<T>(&self, spanned: &Spanned<T>, message: impl fmt::Display) -> SpecError {
         SpecError(format!("{}: {message}", self.at(spanned)))
     }
@@ -1262,28 +1286,17 @@ impl Resolver<'_> {
                      that place its files",
                 ));
             }
-            if family.durable.is_some() != family.fsync.is_some() {
-                return Err(self.error(&family.id, DURABLE_FSYNC));
-            }
-            if family.durable.is_some() != family.variant_of.is_some() {
-                return Err(self.error(
-                    &family.id,
+            self.variant(
+                &family.id,
+                (family.durable.is_some(), family.fsync.is_some()),
+                family.durable.is_some(),
+                family.variant_of.as_ref(),
+                &plain,
+                [
                     "a durable family, and only one, names in `variant_of` the family whose stores it keeps in files",
-                ));
-            }
-            if let Some(of) = family
-                .variant_of
-                .as_ref()
-                .filter(|of| !plain.contains(&of.value))
-            {
-                return Err(self.error(
-                    of,
-                    format!(
-                        "variant_of: \"{}\" is not a family that keeps its stores in RAM",
-                        of.value
-                    ),
-                ));
-            }
+                    "is not a family that keeps its stores in RAM",
+                ],
+            )?;
             families.push(Family {
                 id: family.id.value,
                 env_value: family.env_value,
@@ -1348,28 +1361,17 @@ impl Resolver<'_> {
                     },
                 ));
             }
-            if server.durable.is_some() != server.fsync.is_some() {
-                return Err(self.error(&server.id, DURABLE_FSYNC));
-            }
-            if (takes_dir || takes_host) != server.variant_of.is_some() {
-                return Err(self.error(
-                    &server.id,
+            self.variant(
+                &server.id,
+                (server.durable.is_some(), server.fsync.is_some()),
+                takes_dir || takes_host,
+                server.variant_of.as_ref(),
+                &plain,
+                [
                     "a durable server or one on a host of its own, and only one, names in `variant_of` the server it is but for its files or its host",
-                ));
-            }
-            if let Some(of) = server
-                .variant_of
-                .as_ref()
-                .filter(|of| !plain.contains(&of.value))
-            {
-                return Err(self.error(
-                    of,
-                    format!(
-                        "variant_of: \"{}\" is not a server on loopback that keeps nothing",
-                        of.value
-                    ),
-                ));
-            }
+                    "is not a server on loopback that keeps nothing",
+                ],
+            )?;
             if takes_dir && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty()) {
                 return Err(self.error(
                     &server.id,
