@@ -424,7 +424,11 @@ public sealed class Bench(Options options)
     }
 
     /// <summary>Each client's package and version, the default first.</summary>
-    IEnumerable<string> ClientNames() => spec.File.Clients.Select(c => Clients.Describe(c.Id));
+    /// <summary>The clients the run used: the default one, which loads and checks every server, and
+    /// those it measured (the rest are not part of it).</summary>
+    IEnumerable<string> ClientNames() => spec.File.Clients
+        .Where(c => c.Suffix is null || clients.Any(used => used.Id == c.Id))
+        .Select(c => Clients.Describe(c.Id));
 
     public static string? Command(string file, params string[] args) => CommandIn(null, file, args);
 
