@@ -410,9 +410,9 @@ pub fn build(
                 }
                 None => Err(Absence::NotRun),
             };
-            // The other clients a C# run measured: those its `clients` line names (the
-            // client line lists every client the harness has, measured or not), or in runs from
-            // before that line, those its client line names.
+            // The other clients a C# run measured: those its `clients` line names (until
+            // a88d688 its client line listed every client the harness had, measured or not), or
+            // in runs from before that line, those its client line names.
             let used = |client: &str| {
                 group.iter().any(|f| match f.get("clients") {
                     Some(ids) => ids.split(',').any(|id| id.trim() == client),
