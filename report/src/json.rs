@@ -381,11 +381,6 @@ fn variants(spec: &redis_vs_doublets::spec::Spec, t: &Table) -> Vec<VariantJson>
                         continue;
                     };
                     let fsync = variants::fsync(spec, &group.stores[c].1);
-                    let key = if kind == Kind::Durable {
-                        "durable"
-                    } else {
-                        "network"
-                    };
                     out.push(VariantJson {
                         kind,
                         language: t.language.clone(),
@@ -397,7 +392,7 @@ fn variants(spec: &redis_vs_doublets::spec::Spec, t: &Table) -> Vec<VariantJson>
                         twin: t.backends[twin].clone(),
                         fsync: fsync.map(|f| f.en.clone()),
                         round_trip_us: trips[c],
-                        conditions: t.provenance.get(key).cloned(),
+                        conditions: t.provenance.get(kind.word()).cloned(),
                         measured: t.measured.clone(),
                         rows: t
                             .rows

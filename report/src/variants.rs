@@ -24,6 +24,16 @@ pub enum Kind {
     Network,
 }
 
+impl Kind {
+    /// Its word: the result file's line on its conditions, its page and its charts' prefix.
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::Durable => "durable",
+            Kind::Network => "network",
+        }
+    }
+}
+
 /// The store `backend` varies: the backend of its server's (or family's) `variant_of` in the same
 /// mode (or layout); `None` for a store that varies none.
 pub fn twin(spec: &Spec, backend: &str) -> Option<String> {
@@ -122,7 +132,7 @@ pub fn pairs(spec: &Spec, table: &Table, kind: Kind) -> Vec<Pair> {
 /// line gives it ([`redis_vs_doublets::provenance::networks`]: "RedisRack: …, round trip 278 µs
 /// median, …; RedisRegion: …"), by server name. A table whose rounds differ gets the median.
 pub fn round_trips(table: &Table) -> BTreeMap<String, f64> {
-    let Some(line) = table.provenance.get("network") else {
+    let Some(line) = table.provenance.get(Kind::Network.word()) else {
         return BTreeMap::new();
     };
     // Rounds that differ are merged as "a / b": each part is one round's line.
@@ -351,12 +361,11 @@ pub struct SectionRowView {
 
 /// A group's chart file: "durable-rust-links-b1000-n100-redis.svg".
 pub fn chart_name(table: &Table, group: &Group, lang: Lang) -> String {
-    let kind = match group.kind {
-        Kind::Durable => "durable",
-        Kind::Network => "network",
-    };
     let store = group.stores[0].0.to_lowercase().replace('_', "-");
-    crate::view::svg(format!("{kind}-{}-{store}", table.id()), lang)
+    crate::view::svg(
+        format!("{}-{}-{store}", group.kind.word(), table.id()),
+        lang,
+    )
 }
 
 pub fn chart_title(table: &Table, group: &Group, suite: &str, lang: Lang) -> String {
@@ -459,10 +468,6 @@ fn view(spec: &Spec, table: &Table, group: &Group, charts_link: &str, lang: Lang
             });
         }
     }
-    let key = match group.kind {
-        Kind::Durable => "durable",
-        Kind::Network => "network",
-    };
     let families = table
         .provenance
         .get("families")
@@ -483,7 +488,11 @@ fn view(spec: &Spec, table: &Table, group: &Group, charts_link: &str, lang: Lang
         rows,
         network: group.kind == Kind::Network,
         rounds: table.rounds,
-        conditions: table.provenance.get(key).cloned().unwrap_or_default(),
+        conditions: table
+            .provenance
+            .get(group.kind.word())
+            .cloned()
+            .unwrap_or_default(),
         command: families + &crate::view::reproduce(spec, table, &[]),
         label: crate::measured::note(&table.measured, lang),
         chart: format!("{charts_link}/{}", chart_name(table, group, lang)),
@@ -567,8 +576,8 @@ pub fn finding(spec: &Spec, tables: &[Table], pages: &str, lang: Lang) -> Option
     let sizes = crate::findings::sizes_text(tables.iter().map(|t| t.background).collect(), lang);
     let links = format!(
         "{} · {}",
-        crate::findings::page_link("durable", ["durable", "на диске"], pages, lang),
-        crate::findings::page_link("network", ["network", "по сети"], pages, lang)
+        crate::findings::page_link(Kind::Durable.word(), ["durable", "на диске"], pages, lang),
+        crate::findings::page_link(Kind::Network.word(), ["network", "по сети"], pages, lang)
     );
     let one_round = match (rounds, lang) {
         (1, Lang::En) => ", one round: no intervals, no verdicts",
