@@ -108,4 +108,16 @@ if [ -d csharp ]; then
   dotnet run -c Release --no-build --project csharp/RedisVSDoublets -- --load 1000 --filter typical/kv_set/ 2>&1 \
     | tee "$PWD/target/load-csharp" | grep -q "measured 30 cells" || {
     cat target/load-csharp >&2; echo "error: the C# load measurement did not run kv_set on every store and client" >&2; exit 1; }
+
+  # The C# harness takes the spec and the run's choices from the Rust side, so both measure the
+  # same cells: by default, and with more families and servers (C# through its default client).
+  step "both languages list the same cells"
+  for choice in "" "BENCHMARK_BACKEND=doublets,doublets-file,redis BENCHMARK_SERVERS=redis,redis-aof,garnet"; do
+    # shellcheck disable=SC2086 # the choice is separate assignments
+    env $choice cargo bench -q --bench bench -p redis-vs-doublets -- --list 2>/dev/null | sort >"$PWD/target/list-rust"
+    # shellcheck disable=SC2086
+    env $choice BENCHMARK_CLIENTS=StackExchange.Redis dotnet run -c Release --no-build --project csharp/RedisVSDoublets -- --list | sort >"$PWD/target/list-csharp"
+    [ -s target/list-rust ] && diff target/list-rust target/list-csharp || {
+      echo "error: the languages list different cells for '${choice:-the defaults}' (< Rust, > C#)" >&2; exit 1; }
+  done
 fi

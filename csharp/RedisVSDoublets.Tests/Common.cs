@@ -22,7 +22,8 @@ public sealed class RedisFixture : IDisposable
 
 public static class Stores
 {
-    public static Spec Spec() => RedisVSDoublets.Spec.Load(Path.Combine(RedisFixture.Root, RedisVSDoublets.Spec.RelativePath), Bench.CheckRequest);
+    /// <summary>The checkout's spec at its default choices, whatever this process's variables say, as the Rust side hands it over: a fresh one each time, since tests change their servers' start commands.</summary>
+    public static Spec Spec() => RedisVSDoublets.Spec.Load(RedisFixture.Root, _ => null);
 
     /// <summary>The spec's server <paramref name="id"/>.</summary>
     public static ServerDef Kind(string id) => Spec().File.Servers.Single(s => s.Id == id);
@@ -50,7 +51,7 @@ public static class Stores
         where TFound : IComparable<TFound>
         where TModel : IModel<TRequest, TFound>
     {
-        var background = suite.Background.Build(sizes, TRequest.Build, "background").ToArray();
+        var background = suite.Background.Build(sizes, TRequest.Build).ToArray();
         var ignore = new TallySink<TRequest, TFound>();
         model.Run(background, ref ignore);
         return Background<TRequest, TFound, TModel>.Load(store, model, background, suite.BackgroundExpected.Tally(sizes), reaches, name).Item1;

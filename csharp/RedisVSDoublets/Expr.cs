@@ -1,53 +1,17 @@
-using System.Globalization;
+using System.Text.Json;
+using System.Text.Json.Serialization;
 
 namespace RedisVSDoublets;
 
-/// <summary>The spec's small arithmetic: sums and differences of i, the sizes (B, N) and whole numbers.</summary>
-public sealed class Expr
+/// <summary>One term of an expression: <c>i</c>, a size (its index in the spec's order) or a whole number, with its sign.</summary>
+public sealed record Term(int Sign, string Kind, ulong Value);
+
+/// <summary>
+/// The spec's small arithmetic (sums and differences of i, the sizes and whole numbers) as the
+/// Rust side parsed and checked it: this side only evaluates it.
+/// </summary>
+public sealed class Expr(IReadOnlyList<Term> terms)
 {
-    // (sign, kind, value): kind 0 is i, 1 a size (value = its index), 2 a number.
-    readonly List<(int Sign, int Kind, ulong Value)> terms = [];
-
-    public bool UsesVariable => terms.Any(t => t.Kind == 0);
-
-    public static Expr Parse(string text, string[] symbols)
-    {
-        var expr = new Expr();
-        var rest = text.Trim();
-        if (rest.Length == 0) throw new FormatException("an empty expression");
-        var sign = 1;
-        var expectTerm = true;
-        while (rest.Length > 0)
-        {
-            if (expectTerm)
-            {
-                var end = 0;
-                while (end < rest.Length && char.IsAsciiLetterOrDigit(rest[end])) end++;
-                var word = rest[..end];
-                var index = Array.IndexOf(symbols, word);
-                if (word == "i") expr.terms.Add((sign, 0, 0));
-                else if (index >= 0) expr.terms.Add((sign, 1, (ulong)index));
-                else if (word.Length > 0 && word.All(char.IsAsciiDigit)) expr.terms.Add((sign, 2, ulong.Parse(word, CultureInfo.InvariantCulture)));
-                else throw new FormatException($"\"{word}\" is not i, a size ({string.Join(", ", symbols)}) or a whole number");
-                rest = rest[end..].TrimStart();
-                expectTerm = false;
-            }
-            else
-            {
-                sign = rest[0] switch
-                {
-                    '+' => 1,
-                    '-' => -1,
-                    _ => throw new FormatException($"expected + or - before \"{rest}\""),
-                };
-                rest = rest[1..].TrimStart();
-                expectTerm = true;
-            }
-        }
-        if (expectTerm) throw new FormatException($"\"{text}\" ends with an operator");
-        return expr;
-    }
-
     /// <summary>The value for these sizes and i, in 128 bits: a few terms of up to 2^64 never overflow it.</summary>
     public Int128 Eval(ulong[] sizes, Int128? i)
     {
@@ -55,34 +19,32 @@ public sealed class Expr
         foreach (var (sign, kind, value) in terms)
             sum += sign * kind switch
             {
-                0 => i ?? throw new InvalidOperationException("i is used only inside a for range"),
-                1 => (Int128)sizes[value],
+                "i" => i ?? throw new InvalidOperationException("i is used only inside a for range"),
+                "size" => (Int128)sizes[value],
                 _ => (Int128)value,
             };
         return sum;
     }
+
+    /// <summary>An expression as the Rust side hands it over: its terms.</summary>
+    public sealed class FromTerms : JsonConverter<Expr>
+    {
+        public override Expr Read(ref Utf8JsonReader reader, Type type, JsonSerializerOptions options) =>
+            new(JsonSerializer.Deserialize<List<Term>>(ref reader, options)!);
+
+        public override void Write(Utf8JsonWriter writer, Expr value, JsonSerializerOptions options) =>
+            throw new NotSupportedException("the spec comes from the Rust side");
+    }
 }
 
 /// <summary><c>from to to</c> (ascending) or <c>from down to to</c> (descending), both ends included.</summary>
-public sealed class Interval(Expr from, Expr to, bool descending, string text)
+public sealed record Interval(Expr From, Expr To, bool Descending, string Text)
 {
-    public static Interval Parse(string text, string[] symbols)
-    {
-        var down = text.Split(" down to ");
-        var up = text.Split(" to ");
-        var (from, to, descending) = down.Length == 2 ? (down[0], down[1], true)
-            : up.Length == 2 ? (up[0], up[1], false)
-            : throw new FormatException($"\"{text}\" is not a range such as \"1 to N\" or \"B down to B-N+1\"");
-        var (a, b) = (Expr.Parse(from, symbols), Expr.Parse(to, symbols));
-        if (a.UsesVariable || b.UsesVariable) throw new FormatException($"the range \"{text}\" cannot use i");
-        return new Interval(a, b, descending, text);
-    }
-
     (Int128 Low, Int128 High) Bounds(ulong[] sizes)
     {
-        var (first, last) = (from.Eval(sizes, null), to.Eval(sizes, null));
-        var (low, high) = descending ? (last, first) : (first, last);
-        if (low > high) throw new SpecException($"the range {text} is empty ({first} to {last})");
+        var (first, last) = (From.Eval(sizes, null), To.Eval(sizes, null));
+        var (low, high) = Descending ? (last, first) : (first, last);
+        if (low > high) throw new SpecException($"the range {Text} is empty ({first} to {last})");
         return (low, high);
     }
 
@@ -98,9 +60,9 @@ public sealed class Interval(Expr from, Expr to, bool descending, string text)
         var (low, high) = Bounds(sizes);
         var values = new List<Int128>((int)(high - low + 1));
         for (var v = low; v <= high; v++) values.Add(v);
-        if (descending) values.Reverse();
+        if (Descending) values.Reverse();
         return values;
     }
 
-    public override string ToString() => text;
+    public override string ToString() => Text;
 }

@@ -30,9 +30,8 @@ public sealed class Prepared<TRequest, TFound>
     public Prepared(Operation operation, ulong[] sizes)
     {
         Operation = operation;
-        var what = $"operation {operation.Id}";
-        Work = [.. operation.Work.Build(sizes, TRequest.Build, what)];
-        Undo = operation.Undo is null ? [] : [.. operation.Undo.Build(sizes, TRequest.Build, what)];
+        Work = [.. operation.Work.Build(sizes, TRequest.Build)];
+        Undo = operation.Undo is null ? [] : [.. operation.Undo.Build(sizes, TRequest.Build)];
         Expected = operation.Expected.Tally(sizes);
         Reaches = (ulong)operation.Expected.Ids.Values(sizes).Max();
     }
@@ -190,7 +189,7 @@ public static class Checks
     public static (TRequest[] Background, List<Prepared<TRequest, TFound>> Prepared) Plan<TRequest, TFound>(Suite suite, ulong[] sizes)
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound> =>
-        (suite.Background.Build(sizes, TRequest.Build, $"suite {suite.Id} background").ToArray(),
+        (suite.Background.Build(sizes, TRequest.Build).ToArray(),
          suite.Operations.Select(op => new Prepared<TRequest, TFound>(op, sizes)).ToList());
 
     /// <summary>

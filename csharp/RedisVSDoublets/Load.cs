@@ -49,8 +49,8 @@ public static class LoadCell
         where TModel : IModel<TRequest, TFound>
     {
         var what = $"load {operation.Id}";
-        var work = operation.Work.Build(sizes, TRequest.Build, what);
-        var undo = operation.Undo?.Build(sizes, TRequest.Build, what) ?? [];
+        var work = operation.Work.Build(sizes, TRequest.Build);
+        var undo = operation.Undo?.Build(sizes, TRequest.Build) ?? [];
         var b = (int)sizes[0];
         var (w, u) = (work.Count / b, undo.Count / b);
         var step = w + u;

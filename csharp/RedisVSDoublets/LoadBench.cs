@@ -99,7 +99,7 @@ public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyL
         {
             var model = Loaded<TRequest, TFound, TModel>(suite, sizes);
             var (loaded, took) = Background<TRequest, TFound, TModel>.Load(store, model, background, expected, reaches, name);
-            Console.Error.WriteLine($"{suite.Name}: {name} loaded and checked in {took.TotalSeconds:F1} s");
+            Console.Error.WriteLine($"{suite.Name.En}: {name} loaded and checked in {took.TotalSeconds:F1} s");
             return loaded;
         }
 

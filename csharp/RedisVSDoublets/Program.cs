@@ -45,32 +45,19 @@ public sealed class Bench(Options options)
     string fingerprint = "";
     Progress progress = null!;
 
-    /// <summary>Checks a request against the suite that will run it: the suites this harness knows.</summary>
-    public static string? CheckRequest(string suite, string verb, ulong?[] args)
-    {
-        try
-        {
-            switch (suite)
-            {
-                case "links": LinkRequest.Build(verb, args); return null;
-                case "typical": UsageRequest.Build(verb, args); return null;
-                case "payload": PayloadRequest.Build(verb, args); return null;
-                default: return $"no store implements the suite \"{suite}\" (known: links, typical, payload)";
-            }
-        }
-        catch (RequestException e) { return e.Message; }
-    }
-
     public int Run()
     {
         Provenance.Begin();
         // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
-        spec = Spec.Load(Path.Combine(root, Spec.RelativePath), CheckRequest);
-        clients = spec.ClientsFrom(Environment.GetEnvironmentVariable(spec.File.ClientEnv));
+        // The Rust side reads and checks the spec and the variables, and builds every suite's requests.
+        spec = Spec.Load(root, Environment.GetEnvironmentVariable);
+        clients = spec.Clients;
         if (options.List)
         {
+            // The cells this run would measure: the chosen families, servers and clients, as the Rust bench lists its own.
+            var (chosen, on) = (spec.Families.Select(f => f.Id).ToList(), spec.Servers.Select(s => s.Id).ToList());
             foreach (var suite in spec.Suites)
-                foreach (var (cell, _, _) in Cells(suite))
+                foreach (var (cell, _, _) in Cells(suite).Where(c => spec.Runs(c.Backend, chosen, on)))
                     foreach (var op in suite.Operations.Where(op => options.Keeps($"{op.Id}/{cell}")))
                         Console.WriteLine($"{op.Id}/{cell}: benchmark");
             return 0;
@@ -80,7 +67,7 @@ public sealed class Bench(Options options)
             throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
 #endif
         if (options.Load is { } b) return RunLoad(b);
-        (sizes, families) = Preflight.Inputs(spec, Environment.GetEnvironmentVariable, Preflight.AvailableMemory());
+        (sizes, families) = (spec.Sizes, spec.Families);
         round = Preflight.Round(Environment.GetEnvironmentVariable);
         fingerprint = Provenance.Fingerprint(root);
         Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
@@ -130,7 +117,8 @@ public sealed class Bench(Options options)
     {
         var load = spec.File.Load ?? throw new SpecException($"{spec.Path}: the spec has no load section");
         string? Get(string name) => spec.File.Sizes.Any(s => s.Env == name) ? b : Environment.GetEnvironmentVariable(name);
-        (sizes, families) = Preflight.Inputs(spec, Get, Preflight.AvailableMemory());
+        spec = Spec.Load(root, Get);
+        (sizes, families) = (spec.Sizes, spec.Families);
         fingerprint = Provenance.Fingerprint(root);
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Filter is not null)
@@ -185,7 +173,7 @@ public sealed class Bench(Options options)
     DurableFolder? MakeFolder()
     {
         var servers = families.Any(f => f.Id == "redis") && string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable("REDIS_URL"))
-            ? spec.ServersFrom(Environment.GetEnvironmentVariable(spec.File.ServerEnv)) : [];
+            ? spec.Servers : [];
         if (!families.Any(f => f.Durable is not null) && !servers.Any(s => s.KeepsFiles)) return null;
         var made = new DurableFolder(root, spec, families.Select(f => f.Id), sizes, Environment.GetEnvironmentVariable);
         Console.Error.WriteLine($"durable stores keep their files in {made.Describe}");
@@ -274,7 +262,7 @@ public sealed class Bench(Options options)
             {
                 var cell = $"{p.Operation.Id}/{name}";
                 if (!options.Keeps(cell)) continue;
-                progress.Note($"{suite.Name}: {cell}…");
+                progress.Note($"{suite.Name.En}: {cell}…");
                 if (options.Test)
                 {
                     Checks.Cell(p, store, loaded, cell, () => p.Measure(store, cell));
@@ -321,7 +309,7 @@ public sealed class Bench(Options options)
                 _ => "read back whole",
             };
             progress.Loaded(string.Create(CultureInfo.InvariantCulture,
-                $"{suite.Name}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F1} s, checked in {(started.Elapsed - took).TotalSeconds:F1} s (it holds {loaded.Census}; after each cell: {after})"),
+                $"{suite.Name.En}: loaded {background.Length} requests into {name} in {took.TotalSeconds:F1} s, checked in {(started.Elapsed - took).TotalSeconds:F1} s (it holds {loaded.Census}; after each cell: {after})"),
                 LoadSeconds(suite, backend));
             return loaded;
         }
@@ -352,7 +340,7 @@ public sealed class Bench(Options options)
                          where Selected(suite, name, backend)
                          select (client, mode, name, backend)).ToList();
             foreach (var (client, mode, name, _) in cells.Where(c => c.client.Refuses(suite.Id, server.Kind.Id, c.mode) is not null))
-                progress.Note($"{suite.Name}: {name} is not run: {client.Refuses(suite.Id, server.Kind.Id, mode)!.En}");
+                progress.Note($"{suite.Name.En}: {name} is not run: {client.Refuses(suite.Id, server.Kind.Id, mode)!.En}");
             cells.RemoveAll(c => c.client.Refuses(suite.Id, server.Kind.Id, c.mode) is not null);
             if (reversed) cells.Reverse();
             if (cells.Count == 0) return;

@@ -366,7 +366,7 @@ public sealed class RedisServer : IDisposable
         var servers = new List<RedisServer>();
         try
         {
-            foreach (var kind in spec.ServersFrom(get(spec.File.ServerEnv))) servers.Add(Start(kind, root, folder));
+            foreach (var kind in spec.Servers) servers.Add(Start(kind, root, folder));
         }
         catch
         {

@@ -1,7 +1,7 @@
-using System.Globalization;
-using YamlDotNet.Core;
-using YamlDotNet.Serialization;
-using YamlDotNet.Serialization.NamingConventions;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Serialization;
 
 namespace RedisVSDoublets;
 
@@ -109,7 +109,7 @@ public sealed class ServerDef
     public string Install { get; set; } = "";
     /// <summary>The most bytes of commands a pipeline writes before it reads their replies: the spec's
     /// pipeline_window_bytes, given to every server (unbounded when it sets none).</summary>
-    [YamlDotNet.Serialization.YamlIgnore]
+    [JsonIgnore]
     public long PipelineWindow { get; set; } = long.MaxValue;
     public Text Description { get; set; } = new();
     /// <summary>It is reached through a Unix socket (its start takes {socket}), not TCP.</summary>
@@ -129,15 +129,15 @@ public sealed class ExpectedDef
 
 public sealed class WorkDef
 {
-    [YamlMember(Alias = "for")] public string? For { get; set; }
-    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+    public string? For { get; set; }
+    public List<string> Do { get; set; } = [];
 }
 
 public sealed class BackgroundDef
 {
     public Text Description { get; set; } = new();
-    [YamlMember(Alias = "for")] public string? For { get; set; }
-    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+    public string? For { get; set; }
+    public List<string> Do { get; set; } = [];
     public ExpectedDef Expected { get; set; } = new();
 }
 
@@ -146,8 +146,8 @@ public sealed class OperationDef
     public string Id { get; set; } = "";
     public string Name { get; set; } = "";
     public Text Description { get; set; } = new();
-    [YamlMember(Alias = "for")] public string? For { get; set; }
-    [YamlMember(Alias = "do")] public List<string> Do { get; set; } = [];
+    public string? For { get; set; }
+    public List<string> Do { get; set; } = [];
     public ExpectedDef Expected { get; set; } = new();
     public WorkDef? Undo { get; set; }
 }
@@ -282,7 +282,7 @@ public sealed record Template(string Verb, IReadOnlyList<Expr?> Args, string Tex
 public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
 {
     /// <summary>The concrete requests for these sizes, built by <paramref name="build"/>.</summary>
-    public List<T> Build<T>(ulong[] sizes, Func<string, ulong?[], T> build, string what)
+    public List<T> Build<T>(ulong[] sizes, Func<string, ulong?[], T> build)
     {
         var values = Range is null ? [null] : Range.Values(sizes).Select(v => (Int128?)v).ToList();
         var requests = new List<T>(values.Count * Requests.Count);
@@ -292,13 +292,7 @@ public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
             {
                 var args = new ulong?[template.Args.Count];
                 for (var k = 0; k < args.Length; k++)
-                {
-                    if (template.Args[k] is not { } expr) continue;
-                    var value = expr.Eval(sizes, i);
-                    if (value < 0 || value > ulong.MaxValue)
-                        throw new SpecException($"{what}: \"{template.Text}\" gives {value}, not a whole number from 0 to {ulong.MaxValue}");
-                    args[k] = (ulong)value;
-                }
+                    if (template.Args[k] is { } expr) args[k] = checked((ulong)expr.Eval(sizes, i));
                 requests.Add(build(template.Verb, args));
             }
         }
@@ -322,16 +316,28 @@ public sealed record Expected(Interval Ids, ulong Times)
 
 public sealed record Operation(string Id, string Name, Work Work, Expected Expected, Work? Undo);
 
-public sealed record Suite(string Id, string Name, IReadOnlyList<string> Backends, Work Background, Expected BackgroundExpected, IReadOnlyList<Operation> Operations);
+public sealed record Suite(string Id, Text Name, IReadOnlyList<string> Backends, Work Background, Expected BackgroundExpected, IReadOnlyList<Operation> Operations);
 
-/// <summary>The benchmark spec (spec/benchmarks.yaml), read with YamlDotNet and checked like the Rust side checks it.</summary>
-public sealed class Spec
+/// <summary>
+/// The benchmark spec (spec/benchmarks.yaml) and the run's choices, read and checked by the Rust
+/// side alone (through the C ABI, as its bench checks them, with the file, line and column of any
+/// refusal): this harness has no spec reader of its own, and evaluates the work's expressions only.
+/// </summary>
+public sealed unsafe partial class Spec
 {
     public const string RelativePath = "spec/benchmarks.yaml";
 
     public required string Path { get; init; }
     public required SpecFile File { get; init; }
     public required IReadOnlyList<Suite> Suites { get; init; }
+    /// <summary>The sizes the run's variables give, in the spec's order, checked against their bounds and this machine's memory.</summary>
+    public required ulong[] Sizes { get; init; }
+    /// <summary>The families the family variable chooses, else those run by default.</summary>
+    public required IReadOnlyList<FamilyDef> Families { get; init; }
+    /// <summary>The disposable servers the server variable chooses, else those marked default.</summary>
+    public required IReadOnlyList<ServerDef> Servers { get; init; }
+    /// <summary>The clients each server backend is measured through: those the client variable chooses, else every one.</summary>
+    public required IReadOnlyList<ClientDef> Clients { get; init; }
 
     public BackendDef Backend(string name) => File.Backends.Single(b => b.Name == name);
     public FamilyDef Family(string id) => File.Families.Single(f => f.Id == id);
@@ -344,300 +350,80 @@ public sealed class Spec
         throw new SpecException($"no {RelativePath} above {start}: run from a checkout of RedisVSDoublets");
     }
 
-    public static Spec Load(string path, Func<string, string, ulong?[], string?> check)
+    /// <summary>
+    /// The spec of the checkout at <paramref name="root"/> with the choices of the variables
+    /// <paramref name="get"/> reads, every suite's requests built for the chosen sizes, against
+    /// <paramref name="available"/> bytes of memory (0: what this machine has available now).
+    /// </summary>
+    public static Spec Load(string root, Func<string, string?> get, ulong available = 0) =>
+        Read(System.IO.Path.Combine(root, RelativePath), "", get, available);
+
+    /// <summary>As <see cref="Load"/>, from spec text that errors name as <paramref name="path"/>.</summary>
+    public static Spec Parse(string text, string path, Func<string, string?> get, ulong available) =>
+        Read(path, text, get, available);
+
+    [LibraryImport(Native.Library, EntryPoint = "spec_handoff")]
+    private static partial Native.Status Handoff(byte* path, nuint pathLength, byte* text, nuint textLength,
+        delegate* unmanaged<nint, byte*, nuint, byte*, nuint, nint> variable, nint context, ulong available,
+        byte* into, nuint capacity, out nuint written);
+
+    /// <summary>The Rust side's reading of a variable: its value's length in UTF-8 (written when it fits), or -1 where it is unset.</summary>
+    [UnmanagedCallersOnly]
+    static nint Variable(nint context, byte* name, nuint nameLength, byte* into, nuint capacity)
     {
-        var text = System.IO.File.ReadAllText(path);
-        return Parse(text, path, check);
+        var get = (Func<string, string?>)GCHandle.FromIntPtr(context).Target!;
+        if (get(Encoding.UTF8.GetString(name, (int)nameLength)) is not { } value) return -1;
+        var bytes = Encoding.UTF8.GetBytes(value);
+        if ((nuint)bytes.Length <= capacity) bytes.CopyTo(new Span<byte>(into, bytes.Length));
+        return bytes.Length;
     }
 
-    const string DurableFsync = "`durable` (when a write is durable) and `fsync` (when its files are synced, in a few words) go together";
-
-    /// <summary>Parses spec text; <paramref name="check"/> returns why a suite's stores cannot run a request, or null.</summary>
-    public static Spec Parse(string text, string path, Func<string, string, ulong?[], string?> check)
+    static readonly JsonSerializerOptions Json = new()
     {
-        SpecFile file;
+        PropertyNamingPolicy = JsonNamingPolicy.SnakeCaseLower,
+        Converters = { new Expr.FromTerms() },
+    };
+
+    sealed record Handed(string Path, SpecFile Document, ulong[] Sizes, List<string> Families, List<string> Servers, List<string> Clients, List<Suite> Suites);
+
+    static Spec Read(string path, string text, Func<string, string?> get, ulong available)
+    {
+        var (p, t) = (Encoding.UTF8.GetBytes(path), Encoding.UTF8.GetBytes(text));
+        var context = GCHandle.Alloc(get);
         try
         {
-            file = new DeserializerBuilder()
-                .WithNamingConvention(UnderscoredNamingConvention.Instance)
-                .WithDuplicateKeyChecking()
-                .Build()
-                .Deserialize<SpecFile>(text);
-        }
-        catch (YamlException e)
-        {
-            var inner = e.InnerException is null ? "" : $": {e.InnerException.Message}";
-            throw new SpecException($"{path}:{e.Start.Line}:{e.Start.Column}: {e.Message}{inner}");
-        }
-        var lines = text.Split('\n');
-        string At(string needle)
-        {
-            var line = Array.FindIndex(lines, l => l.Contains(needle, StringComparison.Ordinal));
-            return line < 0 ? path : $"{path}:{line + 1}";
-        }
-
-        var symbols = file.Sizes.Select(s => s.Symbol).ToArray();
-        for (var k = 0; k < file.Sizes.Count; k++)
-            if (file.Sizes[k].Max is { } max)
-                // A bound may only use the sizes declared before it, which are known when it is checked.
-                Wrap(() => Expr.Parse(max, symbols[..k]), At("max: " + max), " (a bound can use the sizes declared above it)");
-        foreach (var family in file.Families)
-        {
-            var sampling = family.Sampling;
-            if (sampling.Mode is not ("linear" or "flat" or "auto"))
-                throw new SpecException($"{At("mode: " + sampling.Mode)}: unknown variant `{sampling.Mode}`, expected one of linear, flat, auto");
-            if (sampling.Samples < 10 || sampling.WarmUpSeconds <= 0 || sampling.MeasurementSeconds <= 0)
-                throw new SpecException($"{At("id: " + family.Id)}: sampling needs at least 10 samples and positive times");
-            if (family.Durable is not null && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
-                throw new SpecException($"{At("id: " + family.Id)}: a durable family needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
-            if (family.Durable is not null != family.Fsync is not null)
-                throw new SpecException($"{At("id: " + family.Id)}: {DurableFsync}");
-            if (family.Durable is not null != family.VariantOf is not null)
-                throw new SpecException($"{At("id: " + family.Id)}: a durable family, and only one, names in `variant_of` the family whose stores it keeps in files");
-            if (family.VariantOf is { } of && !file.Families.Any(f => f.Id == of && f.Durable is null))
-                throw new SpecException($"{At("variant_of: " + of)}: variant_of: \"{of}\" is not a family that keeps its stores in RAM");
-        }
-        if (file.Families.Count > 0 && file.Families.All(f => !f.Default))
-            throw new SpecException($"{At("id: " + file.Families[0].Id)}: no family runs by default: mark one `default: true`");
-        foreach (var suite in file.Suites)
-        {
-            foreach (var key in suite.MemoryPerRequest.Keys)
-                if (key != "harness" && file.Families.All(f => f.Id != key))
-                    throw new SpecException($"{At("memory_per_request")}: memory_per_request: \"{key}\" is neither harness nor a family");
-            foreach (var needed in file.Families.Select(f => f.Id).Prepend("harness"))
-                if (!suite.MemoryPerRequest.ContainsKey(needed))
-                    throw new SpecException($"{At("memory_per_request")}: memory_per_request: {needed} is missing");
-            foreach (var family in suite.LeftOut.Keys)
+            // The spec as JSON is some 100 KiB; a longer answer is asked for again at its length.
+            for (var into = new byte[1 << 18]; ; into = new byte[(int)into.Length * 2])
             {
-                if (file.Families.All(f => f.Id != family))
-                    throw new SpecException($"{At("left_out")}: left_out: \"{family}\" is not a family");
-                if (suite.Backends.FirstOrDefault(b => file.Backends.Any(d => d.Name == b && d.Family == family)) is { } listed)
-                    throw new SpecException($"{At(listed)}: the suite leaves the family {family} out, but lists its backend {listed}");
-            }
-            if (suite.OverheadUs is { } overhead)
-            {
-                var stores = suite.Backends.Select(b => file.Backends.FirstOrDefault(d => d.Name == b)).OfType<BackendDef>()
-                    .Select(d => d.Server ?? d.Family).Distinct().ToList();
-                var named = stores.Concat(file.Clients.Select(c => c.Id)).ToList();
-                foreach (var (what, costs, keys) in new[] { ("load", overhead.Load, stores), ("check", overhead.Check, stores), ("found", overhead.Found, named) })
-                {
-                    var error = (string text) => new SpecException($"{At("overhead_us")}: overhead_us: {what}: {text}");
-                    if (costs.Keys.FirstOrDefault(k => !keys.Contains(k)) is { } key)
-                        throw error(what == "found"
-                            ? $"\"{key}\" is no store of the suite or client (the stores are {string.Join(", ", stores)})"
-                            : $"\"{key}\" is no store of the suite (they are {string.Join(", ", stores)})");
-                    if (what != "found" && stores.FirstOrDefault(s => !costs.ContainsKey(s)) is { } store)
-                        throw error($"{store} is missing");
-                    if (costs.FirstOrDefault(c => !(double.IsFinite(c.Value) && c.Value >= 0)) is { Key: { } bad, Value: var cost })
-                        throw error(string.Create(CultureInfo.InvariantCulture, $"{bad}: {cost} is not a number of microseconds"));
-                }
+                Native.Status status;
+                nuint written;
+                fixed (byte* pp = p)
+                fixed (byte* pt = t)
+                fixed (byte* pi = into)
+                    status = Handoff(pp, (nuint)p.Length, pt, (nuint)t.Length, &Variable, GCHandle.ToIntPtr(context), available, pi, (nuint)into.Length, out written);
+                if (status == Native.Status.BadArgument && written > (nuint)into.Length) continue;
+                var answer = Encoding.UTF8.GetString(into, 0, (int)Math.Min(written, (nuint)into.Length));
+                if (status != Native.Status.Ok) throw new SpecException(answer);
+                return FromHandoff(JsonSerializer.Deserialize<Handed>(answer, Json)!);
             }
         }
-        Duplicates("client", file.Clients.Select(c => c.Id), At);
-        Duplicates("client suffix", file.Clients.Where(c => c.Suffix is not null).Select(c => c.Suffix!), At);
-        foreach (var client in file.Clients.Where(c => c.Suffix is not null))
-            if (client.Suffix!.Length == 0 || !client.Suffix.All(char.IsAsciiLetterOrDigit))
-                throw new SpecException($"{At("suffix: " + client.Suffix)}: the client suffix \"{client.Suffix}\" must be letters and digits");
-        foreach (var (client, notRun) in file.Clients.SelectMany(c => c.NotRun.Select(n => (c, n))))
-        {
-            if (notRun.Suite is { } suite && file.Suites.All(s => s.Id != suite))
-                throw new SpecException($"{At("suite: " + suite)}: not_run: unknown suite \"{suite}\"");
-            if (notRun.Mode is { } mode && !Enum.TryParse<Mode>(mode, out _))
-                throw new SpecException($"{At("mode: " + mode)}: not_run: the mode \"{mode}\" is not NonTransaction, Transaction or Pipeline");
-            if (notRun.Server is { } server && file.Servers.All(s => s.Id != server))
-                throw new SpecException($"{At("server: " + server)}: not_run: unknown server \"{server}\"");
-            if (notRun.Suite is null && notRun.Mode is null && notRun.Server is null)
-                throw new SpecException($"{At("id: " + client.Id)}: not_run: an entry needs a suite, a mode or a server, or it would refuse every cell");
-        }
-        if (file.Clients.Count > 0 && file.Clients.Count(c => c.Suffix is null) != 1)
-            throw new SpecException($"{At("clients:")}: exactly one client must be the default (the one without a suffix)");
-        Duplicates("size", file.Sizes.Select(s => s.Symbol), At);
-        Duplicates("backend", file.Backends.Select(b => b.Name), At);
-        Duplicates("suite", file.Suites.Select(s => s.Id), At);
-        Duplicates("operation", file.Suites.SelectMany(s => s.Operations).Select(o => o.Id), At);
-        Duplicates("server", file.Servers.Select(s => s.Id), At);
-        if (file.Servers.Count > 0 && file.ServerEnv.Length == 0)
-            throw new SpecException($"{At("id: " + file.Servers[0].Id)}: servers need server_env, the variable that picks them");
-        if (file.Clients.Count > 0 && file.ClientEnv.Length == 0)
-            throw new SpecException($"{At("id: " + file.Clients[0].Id)}: clients need client_env, the variable that picks them");
-        if (file.PipelineWindowBytes <= 0)
-            throw new SpecException($"{At("pipeline_window_bytes:")}: pipeline_window_bytes must be a positive number of bytes");
-        if (file.Split is { } split && (split.Iterations <= 0 || !(split.Seconds > 0)))
-            throw new SpecException($"{At("split:")}: split: iterations and seconds must be above 0");
-        foreach (var server in file.Servers)
-        {
-            if (!server.Start.Any(a => a.Contains("{port}", StringComparison.Ordinal)))
-                throw new SpecException($"{At("id: " + server.Id)}: start: the command must take {{port}}");
-            if (server.KeepsFiles != server.Durable is not null)
-                throw new SpecException($"{At("id: " + server.Id)}: " + (server.KeepsFiles
-                    ? "start: {dir} is the folder of a durable server's files: say when a write is durable in `durable`"
-                    : "start: a durable server takes {dir}, the folder its files go in"));
-            if (server.OnItsOwnHost != server.RoundTripUs is not null)
-                throw new SpecException($"{At("id: " + server.Id)}: " + (server.OnItsOwnHost
-                    ? "start: {host} is the address of a server on a host of its own: give the round trip to it in `round_trip_us`"
-                    : "start: a server with a round trip runs on a host of its own and binds its address, {host}"));
-            if (server.Durable is not null != server.Fsync is not null)
-                throw new SpecException($"{At("id: " + server.Id)}: {DurableFsync}");
-            if ((server.KeepsFiles || server.OnItsOwnHost) != server.VariantOf is not null)
-                throw new SpecException($"{At("id: " + server.Id)}: a durable server or one on a host of its own, and only one, names in `variant_of` the server it is but for its files or its host");
-            if (server.VariantOf is { } of && !file.Servers.Any(s => s.Id == of && s.Durable is null && s.RoundTripUs is null))
-                throw new SpecException($"{At("variant_of: " + of)}: variant_of: \"{of}\" is not a server on loopback that keeps nothing");
-            if (server.KeepsFiles && (file.DurableDirEnv.Length == 0 || file.DurableTmpfsEnv.Length == 0))
-                throw new SpecException($"{At("id: " + server.Id)}: a durable server needs durable_dir_env and durable_tmpfs_env, the variables that place its files");
-            server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;
-        }
-        foreach (var backend in file.Backends)
-        {
-            if (file.Families.All(f => f.Id != backend.Family))
-                throw new SpecException($"{At("family: " + backend.Family)}: unknown family \"{backend.Family}\"");
-            // Server backends are named <server name>_<mode>: the benches find them by that name.
-            var server = backend.Server is { } id ? file.Servers.FirstOrDefault(s => s.Id == id) : null;
-            if (backend.Server is { } unknown && server is null)
-                throw new SpecException($"{At("server: " + unknown)}: unknown server \"{unknown}\"");
-            if (backend.Family == "redis" && server is null)
-                throw new SpecException($"{At("name: " + backend.Name)}: a redis-family backend names its server");
-            if (backend.Family != "redis" && server is not null)
-                throw new SpecException($"{At("server: " + server.Id)}: only redis-family backends run on a server");
-            if (server is not null && !backend.Name.StartsWith(server.Name + "_", StringComparison.Ordinal))
-                throw new SpecException($"{At("name: " + backend.Name)}: a {server.Name} backend's name starts with {server.Name}_");
-            if (backend.Layout is { } layout && layout is not ("united" or "split"))
-                throw new SpecException($"{At("layout: " + layout)}: unknown variant `{layout}`, expected `united` or `split`");
-            if (backend.Layout is not null && server is not null)
-                throw new SpecException($"{At("layout: " + backend.Layout)}: a backend on a server has no layout");
-            if (backend.Layout is null && server is null)
-                throw new SpecException($"{At("name: " + backend.Name)}: an in-process backend names its layout (united or split)");
-        }
-
-        Work MakeWork(string? range, List<string> requests, string suite)
-        {
-            var parsedRange = range is null ? null : Wrap(() => Interval.Parse(range, symbols), At(range));
-            var templates = new List<Template>();
-            foreach (var request in requests)
-            {
-                var words = request.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-                if (words.Length == 0) throw new SpecException($"{path}: an empty request");
-                var args = words.Skip(1).Select(w => w == "*" ? null : Wrap(() => Expr.Parse(w, symbols), At(request))).ToList();
-                if (parsedRange is null && args.Any(a => a?.UsesVariable == true))
-                    throw new SpecException($"{At(request)}: \"{request}\": i is used, but the work has no `for` range");
-                var probe = args.Select(a => a is null ? (ulong?)null : 1UL).ToArray();
-                if (check(suite, words[0], probe) is { } why)
-                    throw new SpecException($"{At(request)}: \"{request}\": {why}");
-                templates.Add(new Template(words[0], args, request));
-            }
-            if (templates.Count == 0) throw new SpecException($"{path}: a `do` list is empty");
-            return new Work(parsedRange, templates);
-        }
-        Expected MakeExpected(ExpectedDef e) => e.Times == 0
-            ? throw new SpecException($"{At(e.Ids)}: times must be 1 or more")
-            : new(Wrap(() => Interval.Parse(e.Ids, symbols), At(e.Ids)), e.Times ?? 1);
-
-        var suites = new List<Suite>();
-        foreach (var suite in file.Suites)
-        {
-            foreach (var backend in suite.Backends)
-                if (file.Backends.All(b => b.Name != backend))
-                    throw new SpecException($"{At(backend)}: unknown backend \"{backend}\"");
-            var background = MakeWork(suite.Background.For, suite.Background.Do, suite.Id);
-            var operations = suite.Operations.Select(op => new Operation(
-                op.Id,
-                op.Name,
-                MakeWork(op.For, op.Do, suite.Id),
-                MakeExpected(op.Expected),
-                op.Undo is null ? null : MakeWork(op.Undo.For, op.Undo.Do, suite.Id))).ToList();
-            suites.Add(new Suite(suite.Id, suite.Name.En, suite.Backends, background, MakeExpected(suite.Background.Expected), operations));
-        }
-        if (file.Load is { } load) CheckLoad(load, suites, symbols.Length, At, lines, path);
-        return new Spec { Path = path, File = file, Suites = suites };
+        finally { context.Free(); }
     }
 
-    /// <summary>
-    /// The load section, checked against the suites as the Rust side checks it (with its words):
-    /// each operation is one suite's and does its work and its undo once per i of 1..=N, so that a
-    /// client can run them one i at a time, in batches that never split an i's requests.
-    /// </summary>
-    static void CheckLoad(LoadDef load, List<Suite> suites, int sizeCount, Func<string, string> at, string[] lines, string path)
+    static Spec FromHandoff(Handed handed)
     {
-        var line = Array.FindIndex(lines, l => l.StartsWith("load:", StringComparison.Ordinal));
-        var section = line < 0 ? path : $"{path}:{line + 1}";
-        var numbers = load.Clients.Concat(load.Depths).Concat(load.ClientDepths);
-        if (load.Clients.Count == 0 || load.Depths.Count == 0 || load.ClientDepths.Count == 0 || numbers.Any(n => n <= 0) || load.Batch <= 0)
-            throw new SpecException($"{section}: load: clients, depths, client_depths and batch are whole numbers above 0");
-        if (!load.Clients.Contains(load.LatencyClients))
-            throw new SpecException($"{section}: load: latency_clients must be one of clients");
-        if (load.Seconds <= 0 || load.WarmUpSeconds < 0)
-            throw new SpecException($"{section}: load: seconds must be above 0, warm_up_seconds at least 0");
-        var ten = Enumerable.Repeat(10UL, sizeCount).ToArray();
-        foreach (var op in load.Operations)
+        var file = handed.Document;
+        foreach (var server in file.Servers) server.PipelineWindow = file.PipelineWindowBytes ?? long.MaxValue;
+        return new Spec
         {
-            var where = at("id: " + op.Id);
-            var operation = suites.SelectMany(s => s.Operations).FirstOrDefault(o => o.Id == op.Id)
-                ?? throw new SpecException($"{where}: no suite has an operation \"{op.Id}\"");
-            static bool PerI(Work work, ulong[] ten) =>
-                work.Range is { } range && range.Values(ten).SequenceEqual(Enumerable.Range(1, 10).Select(i => (Int128)i));
-            if (!PerI(operation.Work, ten) || (operation.Undo is { } undo && !PerI(undo, ten)))
-                throw new SpecException($"{where}: {op.Id}: the load runs an operation one i at a time, so its work and undo must run `for: 1 to N`");
-            var step = operation.Work.Requests.Count + (operation.Undo?.Requests.Count ?? 0);
-            if (load.Depths.Concat(load.ClientDepths).Where(d => d > 1).Append(load.Batch).FirstOrDefault(d => d % step != 0) is var bad and > 0)
-                throw new SpecException($"{where}: {op.Id}: a pipeline or batch of {bad} would split its {step} requests per i (work and undo)");
-        }
-    }
-
-    static T Wrap<T>(Func<T> parse, string at, string hint = "")
-    {
-        try { return parse(); }
-        catch (FormatException e) { throw new SpecException($"{at}: {e.Message}{hint}"); }
-    }
-
-    static void Duplicates(string what, IEnumerable<string> names, Func<string, string> at)
-    {
-        var seen = new HashSet<string>();
-        foreach (var name in names)
-            if (!seen.Add(name)) throw new SpecException($"{at("id: " + name)}: the {what} \"{name}\" is declared twice");
-    }
-
-    /// <summary>The sizes from the environment, checked against each size's bounds.</summary>
-    public ulong[] SizesFrom(Func<string, string?> get)
-    {
-        var values = new List<ulong>();
-        foreach (var size in File.Sizes)
-        {
-            var raw = get(size.Env);
-            ulong value = size.Default;
-            if (raw is not null && !ulong.TryParse(raw.Trim().Replace("_", ""), NumberStyles.None, CultureInfo.InvariantCulture, out value))
-                throw new SpecException($"{size.Env}=\"{raw}\" is not a whole number from {size.Min} to {ulong.MaxValue} ({size.Description.En})");
-            if (value < size.Min) throw new SpecException($"{size.Env}={value} is below its minimum {size.Min}");
-            if (size.Max is { } max)
-            {
-                var limit = Expr.Parse(max, File.Sizes.Select(s => s.Symbol).Take(values.Count).ToArray()).Eval([.. values], null);
-                if (value > limit)
-                    throw new SpecException($"{size.Env}={value} is more than {max} = {limit} ({size.Description.En} {max} at most)");
-            }
-            values.Add(value);
-        }
-        return [.. values];
-    }
-
-    /// <summary>The servers to run: those the server variable names (comma-separated ids), or the defaults.</summary>
-    public IReadOnlyList<ServerDef> ServersFrom(string? value) =>
-        Pick(File.ServerEnv, value, File.Servers, s => s.Id, File.Servers.Where(s => s.Default).ToList());
-
-    /// <summary>The clients each server backend is measured through: those the client variable names (comma-separated ids), or every one.</summary>
-    public IReadOnlyList<ClientDef> ClientsFrom(string? value) =>
-        Pick(File.ClientEnv, value, File.Clients, c => c.Id, File.Clients);
-
-    /// <summary>The items a variable names (comma-separated ids, each once), or <paramref name="defaults"/> where it is unset or empty.</summary>
-    static IReadOnlyList<T> Pick<T>(string variable, string? value, IReadOnlyList<T> all, Func<T, string> id, IReadOnlyList<T> defaults)
-    {
-        if (string.IsNullOrWhiteSpace(value)) return defaults;
-        var chosen = new List<T>();
-        foreach (var name in value.Split(',').Select(v => v.Trim()))
-        {
-            var item = all.FirstOrDefault(t => id(t) == name)
-                ?? throw new SpecException($"{variable}=\"{value}\": \"{name}\" is not one of {string.Join(", ", all.Select(id))}");
-            if (chosen.Any(t => id(t) == name)) throw new SpecException($"{variable}=\"{value}\" names {name} twice");
-            chosen.Add(item);
-        }
-        return chosen;
+            Path = handed.Path,
+            File = file,
+            Suites = handed.Suites,
+            Sizes = handed.Sizes,
+            Families = [.. handed.Families.Select(id => file.Families.Single(f => f.Id == id))],
+            Servers = [.. handed.Servers.Select(id => file.Servers.Single(s => s.Id == id))],
+            Clients = [.. handed.Clients.Select(id => file.Clients.Single(c => c.Id == id))],
+        };
     }
 
     /// <summary>Whether a run of <paramref name="families"/> on the servers <paramref name="servers"/> (ids) measures <paramref name="backend"/>.</summary>
@@ -646,8 +432,4 @@ public sealed class Spec
         var def = Backend(backend);
         return families.Contains(def.Family) && (def.Server is null || servers.Contains(def.Server));
     }
-
-    /// <summary>The families to run: those the family variable names (comma-separated), else those run by default.</summary>
-    public IReadOnlyList<FamilyDef> FamiliesFrom(string? value) =>
-        Pick(File.FamilyEnv, value, File.Families, f => f.EnvValue, File.Families.Where(f => f.Default).ToList());
 }

@@ -21,11 +21,13 @@
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under, and whether the machine was quiet.
 //! - [`calibration`]: the round trip and a CPU loop at a round's start and end.
+//! - [`handoff`]: the spec, checked, and the run's choices, as the C# harness runs them.
 
 pub mod calibration;
 pub mod criterion_args;
 pub mod digest;
 pub mod durable;
+pub mod handoff;
 pub mod harness;
 pub mod links;
 pub mod load;

@@ -16,6 +16,17 @@ pub fn inputs(
     get: impl Fn(&str) -> Option<String>,
     available: u64,
 ) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
+    redis_rs_only(spec, &get)?;
+    inputs_of_either_language(spec, get, available)
+}
+
+/// [`inputs`] as both languages check them: the C# harness, which measures through the clients
+/// the client variable names, gets them through the C ABI.
+pub fn inputs_of_either_language(
+    spec: &Spec,
+    get: impl Fn(&str) -> Option<String>,
+    available: u64,
+) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
     let sizes = spec.sizes_from(&get).map_err(anyhow::Error::msg)?;
     let families: Vec<String> = spec
         .families_from(get(&spec.family_env))
@@ -23,7 +34,6 @@ pub fn inputs(
         .into_iter()
         .map(|f| f.id.clone())
         .collect();
-    redis_rs_only(spec, &get)?;
     check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
     for suite in &spec.suites {
         match suite.id.as_str() {

@@ -703,3 +703,48 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         "{error}"
     );
 }
+
+/// The C# harness reads no spec itself: it gets the file as written (N a symbol, not YAML 1.1's
+/// false), the sizes the run's variables choose, and the work as terms it only evaluates, or this
+/// side's refusal.
+#[test]
+fn the_csharp_harness_gets_the_spec_as_written_and_the_runs_choices() {
+    use redis_vs_doublets::handoff::for_csharp;
+    use serde_json::json;
+    let given = |name: &'static str, value: &'static str| {
+        move |v: &str| (v == name).then(|| value.to_string())
+    };
+    let handed: serde_json::Value = serde_json::from_str(
+        &for_csharp(MINIMAL, "test.yaml", given("TEST_B", "20"), 1 << 40).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(handed["document"]["sizes"][1]["symbol"], "N");
+    assert_eq!(handed["sizes"], json!([20, 2]));
+    assert_eq!(handed["families"], json!(["doublets"]));
+    let create = &handed["suites"][0]["operations"][0];
+    assert_eq!(create["work"]["range"]["text"], "B+1 to B+N");
+    assert_eq!(
+        create["work"]["range"]["from"],
+        json!([{ "sign": 1, "kind": "size", "value": 0 }, { "sign": 1, "kind": "number", "value": 1 }])
+    );
+    assert_eq!(create["undo"]["range"]["descending"], true);
+    assert_eq!(
+        create["undo"]["requests"][0]["args"],
+        json!([[{ "sign": 1, "kind": "i", "value": 0 }]])
+    );
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let handed: serde_json::Value =
+        serde_json::from_str(&for_csharp(&real, "spec.yaml", |_| None, 1 << 40).unwrap()).unwrap();
+    let each_all = &handed["suites"][0]["operations"][3];
+    assert_eq!(
+        each_all["work"]["requests"][0]["args"],
+        json!([null, null, null])
+    );
+    let refused = for_csharp(MINIMAL, "test.yaml", given("TEST_N", "50"), 1 << 40).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("TEST_N=50 is more than B = 10"),
+        "{refused}"
+    );
+}

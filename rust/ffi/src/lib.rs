@@ -809,6 +809,89 @@ pub unsafe extern "C" fn spec_open(
     })
 }
 
+/// Reads one variable for the Rust side: writes its value as UTF-8 into `out` (at most `capacity`
+/// bytes) and returns its length, or -1 when it is unset.
+pub type VariableCallback = unsafe extern "C" fn(
+    context: *mut c_void,
+    name: *const u8,
+    name_len: usize,
+    out: *mut u8,
+    capacity: usize,
+) -> isize;
+
+/// The spec as the C# harness runs it ([`redis_vs_doublets::handoff::for_csharp`]), as JSON: the
+/// text at `spec` (or, where `spec_len` is 0, the file at `path`, which errors name), checked with
+/// the run's variables, which `variable` reads, as the Rust bench checks them, against
+/// `available` bytes of memory (0: what this machine has available now). The refusal, with the
+/// file, line and column, otherwise; both as [`answer`] writes them.
+///
+/// # Safety
+/// The texts must point at their lengths of UTF-8, `variable` be a valid function that does not
+/// unwind, `out` point at `capacity` writable bytes and `written` be valid.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spec_handoff(
+    path: *const u8,
+    path_len: usize,
+    spec: *const u8,
+    spec_len: usize,
+    variable: Option<VariableCallback>,
+    context: *mut c_void,
+    available: u64,
+    out: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> Status {
+    let Some(variable) = variable else {
+        return Status::BadArgument;
+    };
+    if out.is_null() || written.is_null() {
+        return Status::BadArgument;
+    }
+    guard(|| {
+        let get = |name: &str| {
+            let mut value = vec![0u8; 256];
+            loop {
+                // SAFETY: the caller's callback and context; `value` has its length writable.
+                let length = unsafe {
+                    variable(
+                        context,
+                        name.as_ptr(),
+                        name.len(),
+                        value.as_mut_ptr(),
+                        value.len(),
+                    )
+                };
+                let length = usize::try_from(length).ok()?;
+                if length <= value.len() {
+                    value.truncate(length);
+                    return Some(String::from_utf8_lossy(&value).into_owned());
+                }
+                value.resize(length, 0);
+            }
+        };
+        let made = (|| {
+            // SAFETY: the caller passes the texts' lengths.
+            let (path, given) = unsafe { (text(path, path_len)?, text(spec, spec_len)?) };
+            let read;
+            let spec = if given.is_empty() {
+                read = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("{path}: cannot read the spec: {e}"))?;
+                read.as_str()
+            } else {
+                given
+            };
+            let available = match available {
+                0 => redis_vs_doublets::preflight::available_memory()?,
+                given => given,
+            };
+            redis_vs_doublets::handoff::for_csharp(spec, path, get, available)
+        })();
+        // SAFETY: as the caller passes them.
+        unsafe { answer(made, out, capacity, written) }
+    })
+}
+
 /// Frees a spec from `spec_open`.
 ///
 /// # Safety

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde::{ser::SerializeStruct, Serialize, Serializer};
+
 /// A sum of signed terms: the loop variable `i`, a size symbol (`B`, `N`) or a whole number.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expr {
@@ -85,6 +87,43 @@ impl Expr {
                 i128::from(*sign) * value
             })
             .sum()
+    }
+}
+
+/// An expression as the C# harness evaluates it: its terms, each `{sign, kind, value}` with kind
+/// `i`, `size` (value: the size's index) or `number`. Parsing and checking stay here.
+impl Serialize for Expr {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire {
+            sign: i8,
+            kind: &'static str,
+            value: u64,
+        }
+        serializer.collect_seq(self.terms.iter().map(|(sign, term)| {
+            let (kind, value) = match term {
+                Term::Variable => ("i", 0),
+                Term::Size(index, _) => ("size", *index as u64),
+                Term::Number(n) => ("number", *n),
+            };
+            Wire {
+                sign: *sign,
+                kind,
+                value,
+            }
+        }))
+    }
+}
+
+/// A range with its text, which the C# harness names when one is empty.
+impl Serialize for Range {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut range = serializer.serialize_struct("Range", 4)?;
+        range.serialize_field("from", &self.from)?;
+        range.serialize_field("to", &self.to)?;
+        range.serialize_field("descending", &self.descending)?;
+        range.serialize_field("text", &self.to_string())?;
+        range.end()
     }
 }
 

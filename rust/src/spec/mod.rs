@@ -5,7 +5,7 @@ mod expr;
 
 use std::{collections::HashSet, fmt, path::Path};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 pub use expr::{Expr, Range, Scope};
@@ -26,7 +26,7 @@ impl fmt::Display for SpecError {
 impl std::error::Error for SpecError {}
 
 /// English and Russian wording of one thing.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Text {
     pub en: String,
@@ -141,7 +141,7 @@ pub struct LoadOperation {
 /// store's), what reading it back costs, so that a cell whose fewest iterations outlast its
 /// sampling time is planned at their length. A suite without them (a test's spec) is estimated by
 /// its sampling alone.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Overhead {
     pub load: std::collections::BTreeMap<String, f64>,
@@ -606,39 +606,41 @@ pub struct Backend {
     pub description: Text,
 }
 
-/// An argument of a request: `*` (any) or a value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An argument of a request: `*` (any; null to the C# harness) or a value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum Arg {
     Any,
     Value(Expr),
 }
 
 /// One request as the spec writes it (`update i 0 0`), with where it was written.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Template {
     pub verb: String,
     pub args: Vec<Arg>,
     /// The request only reads (its suite's store says so).
     pub reads: bool,
     pub text: String,
+    #[serde(skip)]
     pub at: String,
 }
 
 /// Requests run once, or once per value of a range.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Work {
     pub range: Option<Range>,
     pub requests: Vec<Template>,
 }
 
 /// What one run of some work must report: these ids or values, each `times` times.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Expected {
     pub ids: Range,
     pub times: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Operation {
     pub id: String,
     pub name: String,
@@ -648,7 +650,7 @@ pub struct Operation {
     pub undo: Option<Work>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Suite {
     pub id: String,
     pub name: Text,
