@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::{load::LoadRun, memory::MemoryRun};
+use redis_vs_doublets::{
+    load::{BenchmarkFigure, LoadRun},
+    memory::{Figure, MemoryRun},
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -110,7 +113,7 @@ pub struct LoadJson {
     pub measured: Option<MeasuredCode>,
     pub figures: Vec<LoadFigureJson>,
     /// redis-benchmark beside the server cells: the same server, clients and depth (Rust's runs).
-    pub redis_benchmark: Vec<RedisBenchmarkJson>,
+    pub redis_benchmark: Vec<BenchmarkFigure>,
 }
 
 /// One load cell: an operation on a store with K clients.
@@ -133,25 +136,6 @@ pub struct LoadFigureJson {
     pub p99_ns: u64,
     pub p999_ns: u64,
     pub max_ns: u64,
-}
-
-/// One redis-benchmark run beside a load cell.
-#[derive(Serialize, JsonSchema)]
-pub struct RedisBenchmarkJson {
-    pub suite: String,
-    /// The load operation it stands beside.
-    pub operation: String,
-    pub backend: String,
-    pub clients: usize,
-    /// Its pipeline depth (`-P`).
-    pub depth: usize,
-    /// Its test (`-t`).
-    pub test: String,
-    pub requests: u64,
-    pub per_second: f64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
 }
 
 /// One language, suite and size: a row per operation, a cell per backend.
@@ -279,25 +263,13 @@ pub struct MemoryJson {
     pub figures: Vec<FigureJson>,
 }
 
-/// One store's memory for one suite, in bytes.
+/// One store's memory for one suite, in bytes, as the memory run measured it.
 #[derive(Serialize, JsonSchema)]
 pub struct FigureJson {
-    pub suite: String,
-    pub backend: String,
-    /// The store's own accounting: Doublets, its records in use; Redis, the growth of `used_memory`.
-    pub accounted: u64,
-    /// Doublets: what its memory blocks reserved.
-    pub reserved: Option<u64>,
-    /// Redis: `used_memory_dataset` after the load.
-    pub dataset: Option<u64>,
-    /// The growth of the resident memory of the process holding the data.
-    pub rss_growth: u64,
-    /// That process's resident memory after the load.
-    pub rss_total: u64,
+    #[serde(flatten)]
+    pub figure: Figure,
     /// The growth of resident memory divided by B, to 0.1 byte.
     pub rss_growth_per_background: f64,
-    /// Redis: its allocator.
-    pub allocator: Option<String>,
 }
 
 /// The JSON the report writes.
@@ -351,18 +323,9 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
         redis_benchmark: run
             .redis_benchmark
             .iter()
-            .map(|r| RedisBenchmarkJson {
-                suite: r.suite.clone(),
-                operation: r.operation.clone(),
-                backend: r.backend.clone(),
-                clients: r.clients,
-                depth: r.depth,
-                test: r.test.clone(),
-                requests: r.requests,
+            .map(|r| BenchmarkFigure {
                 per_second: three_digits(r.per_second),
-                p50_ms: r.p50_ms,
-                p99_ms: r.p99_ms,
-                max_ms: r.max_ms,
+                ..r.clone()
             })
             .collect(),
     }
@@ -519,15 +482,8 @@ fn memory_run(run: &MemoryRun, code: &Code) -> MemoryJson {
             .figures
             .iter()
             .map(|f| FigureJson {
-                suite: f.suite.clone(),
-                backend: f.backend.clone(),
-                accounted: f.accounted,
-                reserved: f.reserved,
-                dataset: f.dataset,
-                rss_growth: f.rss_growth,
-                rss_total: f.rss_total,
+                figure: f.clone(),
                 rss_growth_per_background: tenth(f.per_background()),
-                allocator: f.allocator.clone(),
             })
             .collect(),
     }

@@ -25,63 +25,47 @@ use redis_vs_doublets::{
     preflight,
     progress::Progress,
     provenance,
-    redis_server::{self, Server},
-    redis_store::{Mode, RedisRequest},
+    resp::store::{Mode, RedisRequest},
+    resp::{cleanup, server::Server},
     results::bencher_line,
+    session::{self, Session},
     spec::{self, Backend, Layout, Spec, Suite},
     store::{Model, Request, Store},
     typical::{self, UsageModel, UsageRequest},
 };
 
 fn main() -> ExitCode {
-    let result = std::panic::catch_unwind(run);
-    redis_server::wait_if_interrupted();
-    match result {
-        Ok(Ok(())) => ExitCode::SUCCESS,
-        Ok(Err(e)) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-        Err(panic) => std::panic::resume_unwind(panic),
-    }
+    session::exit(run)
 }
 
 fn run() -> anyhow::Result<()> {
-    provenance::begin();
     // Everything is checked before the first cell, so that a run that cannot finish costs seconds.
     let selection = Selection::parse(std::env::args().skip(1))?;
     let spec = load_spec()?;
-    let (sizes, families) = preflight::inputs(
-        &spec,
-        |var| std::env::var(var).ok(),
-        preflight::available_memory()?,
-    )?;
+    let session = Session::from_environment(&spec)?;
     let described: Vec<String> = spec
         .sizes
         .iter()
-        .zip(&sizes)
+        .zip(&session.sizes)
         .map(|(s, v)| format!("{}={v}", s.symbol))
         .collect();
     eprintln!(
         "sizes {}; families {}",
         described.join(", "),
-        families.join(", ")
+        session.families.join(", ")
     );
     let round = preflight::round(|var| std::env::var(var).ok())?;
-    let fingerprint = provenance::checkout(&spec)?;
-    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
-    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let redis = families.iter().any(|f| f == "redis");
+    let redis = session.families.iter().any(|f| f == "redis");
     let disposable = match redis {
         true => Server::disposable_ids(&spec)?,
         false => Vec::new(),
     };
-    let durable = spec.durable(&families, &disposable);
+    let durable = spec.durable(&session.families, &disposable);
     if durable || redis {
-        redis_server::stop_on_interrupt()?;
+        cleanup::stop_on_interrupt()?;
     }
     let folder = if durable {
-        let needed = durable::needed(&spec, &families, &sizes);
+        let needed = durable::needed(&spec, &session.families, &session.sizes);
         let folder = durable::Folder::new(&spec, |var| std::env::var(var).ok(), needed)?;
         eprintln!("durable stores keep their files in {}", folder.describe);
         Some(folder)
@@ -91,7 +75,7 @@ fn run() -> anyhow::Result<()> {
     let servers = if redis {
         let servers = Server::from_env(&spec, folder.as_ref())?;
         for server in &servers {
-            server.preflight(allow_flush)?;
+            server.preflight(session.allow_flush)?;
             eprintln!(
                 "{} at {} ({})",
                 server.describe(),
@@ -116,16 +100,20 @@ fn run() -> anyhow::Result<()> {
     }
     if selection.list {
         // As Criterion lists, without loading or checking a store.
-        for cell in spec.cells(&families, &server_ids) {
+        for cell in spec.cells(&session.families, &server_ids) {
             if selection.selects(&cell) {
                 println!("{cell}: benchmark");
             }
         }
         return Ok(());
     }
-    let schedule = spec.schedule_of(&families, &server_ids, None, &sizes, &|cell| {
-        selection.measures(cell)
-    });
+    let schedule = spec.schedule_of(
+        &session.families,
+        &server_ids,
+        None,
+        &session.sizes,
+        &|cell| selection.measures(cell),
+    );
     if selection.test {
         eprintln!(
             "{} cells to run once each (Criterion's test mode: nothing is measured)",
@@ -133,7 +121,8 @@ fn run() -> anyhow::Result<()> {
         );
     } else {
         eprintln!(
-            "fingerprint {fingerprint}; round {round}: {} cells to measure, about {}",
+            "fingerprint {}; round {round}: {} cells to measure, about {}",
+            session.fingerprint,
             schedule.cells,
             schedule.describe()
         );
@@ -156,10 +145,10 @@ fn run() -> anyhow::Result<()> {
         let mut runner = Runner {
             spec: &spec,
             suite,
-            sizes: &sizes,
-            families: &families,
+            sizes: &session.sizes,
+            families: &session.families,
             servers: &server_ids,
-            allow_flush,
+            allow_flush: session.allow_flush,
             reversed: round % 2 == 0,
             folder: folder.as_ref(),
             selection: &selection,
@@ -191,7 +180,7 @@ fn run() -> anyhow::Result<()> {
     calibration::record(Moment::End, first)?;
     progress.finish(round);
 
-    if let Some(path) = results {
+    if let Some(path) = session.results {
         if measured.is_empty() {
             bail!("BENCHMARK_RESULTS={}: no cell was measured (test mode or a filter), so no result file was written", path.display());
         }
@@ -200,15 +189,15 @@ fn run() -> anyhow::Result<()> {
         lines.extend(
             spec.sizes
                 .iter()
-                .zip(&sizes)
+                .zip(&session.sizes)
                 .map(|(size, value)| (size.key.as_str(), value.to_string())),
         );
-        lines.push(("families", families.join(",")));
+        lines.push(("families", session.families.join(",")));
         if let Some(folder) = &folder {
             lines.push(("durable", folder.describe.clone()));
         }
         lines.push(("round", round.to_string()));
-        lines.push(("fingerprint", fingerprint.clone()));
+        lines.push(("fingerprint", session.fingerprint.clone()));
         if !servers.is_empty() {
             lines.push(("servers", server_ids.join(",")));
             lines.push(("redis", provenance::servers(&servers)));

@@ -12,7 +12,7 @@
 
 use anyhow::{bail, Context};
 use redis::Connection;
-use redis_vs_doublets::{load_spec, redis_server::Server};
+use redis_vs_doublets::{load_spec, resp::server::Server};
 
 const KEYS: u64 = 1_000;
 const ITERATIONS: u32 = 8_000;

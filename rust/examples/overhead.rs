@@ -21,8 +21,8 @@ use redis_vs_doublets::{
     harness::{self, Background, Prepared},
     links::{self, DoubletsLinks, LinkRequest, LinksModel},
     load_spec,
-    redis_server::{self, Server},
-    redis_store::{arg_bytes, Mode, RedisRequest, RedisStore},
+    resp::store::{arg_bytes, Mode, RedisRequest, RedisStore},
+    resp::{cleanup, server::Server},
     spec::Spec,
     store::{Model, Request, Store},
     typical::{self, DoubletsUsage, UsageModel, UsageRequest},
@@ -74,7 +74,7 @@ fn main() -> anyhow::Result<()> {
         &["Doublets_Split_Volatile"],
         typical::split_store(None)?,
     )?;
-    redis_server::stop_on_interrupt()?;
+    cleanup::stop_on_interrupt()?;
     // Disposable servers of the kinds BENCHMARK_SERVERS names (default: Redis).
     for server in Server::from_env(compare.spec, None)? {
         let modes = Mode::ALL.map(|m| server.backend(m));

@@ -279,15 +279,15 @@ pub fn sync(folder: &Path) -> anyhow::Result<()> {
 /// them, which builds the store from what they hold.
 pub struct Reopen<S> {
     folder: StoreFolder,
-    open: fn(Option<&Path>) -> anyhow::Result<(S, crate::memory::Blocks)>,
+    open: fn(Option<&Path>) -> anyhow::Result<(S, crate::blocks::Blocks)>,
 }
 
 impl<S> Reopen<S> {
     /// Opens a store with `open`: on the heap without a folder, else mapped from files in it.
     pub fn open(
         folder: Option<StoreFolder>,
-        open: fn(Option<&Path>) -> anyhow::Result<(S, crate::memory::Blocks)>,
-    ) -> anyhow::Result<(S, crate::memory::Blocks, Option<Self>)> {
+        open: fn(Option<&Path>) -> anyhow::Result<(S, crate::blocks::Blocks)>,
+    ) -> anyhow::Result<(S, crate::blocks::Blocks, Option<Self>)> {
         let (store, blocks) = open(folder.as_ref().map(StoreFolder::path))?;
         Ok((store, blocks, folder.map(|folder| Reopen { folder, open })))
     }
@@ -295,7 +295,7 @@ impl<S> Reopen<S> {
     /// Syncs the store's files (fsync: whatever it wrote through its mapping is then on the
     /// disk), unless it stops as if killed, and opens the store again from them. The caller then
     /// drops the old store, which unmaps them: both map the same pages of the same files meanwhile.
-    pub fn again(&self) -> anyhow::Result<(S, crate::memory::Blocks)> {
+    pub fn again(&self) -> anyhow::Result<(S, crate::blocks::Blocks)> {
         if self.folder.stop == Stop::Close {
             sync(self.folder.path())?;
         }

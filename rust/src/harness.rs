@@ -17,7 +17,7 @@ use std::{
 use anyhow::{anyhow, bail};
 
 use crate::{
-    redis_store::CHUNK,
+    resp::store::CHUNK,
     spec::{Operation, SplitPlan, Suite, Tally, Work},
     split::{self, Split},
     store::{Census, Model, Request, Store},

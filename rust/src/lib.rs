@@ -7,26 +7,31 @@
 //! - [`links`]: the links-storage suite: requests, model, doublets stores, Redis commands.
 //! - [`typical`]: the typical-Redis-usage suite: key-value, counter, queue and set, the same way.
 //! - [`payload`]: the payload suite: values of real sizes, SET and read back byte for byte (servers only).
-//! - [`redis_store`]: a RESP server in its three modes (one round trip each, MULTI/EXEC, pipeline).
-//! - [`redis_server`]: REDIS_URL, or disposable servers (Redis, Garnet); functions or a script for
-//!   the links library; the database a run claims and leaves as it found it.
+//! - [`resp`]: a RESP server (Redis, Garnet): REDIS_URL's or disposable ones, as a store in its
+//!   three modes (one round trip each, MULTI/EXEC, pipeline); the links library; the database a
+//!   run claims and leaves as it found it.
 //! - [`harness`]: loading, the checked iteration, the measured iteration, background checks.
 //! - [`digest`]: a digest of a whole store, where it has one, for the check after each cell.
 //! - [`durable`]: the folder where durable stores keep their files, and what its disk is.
 //! - [`split`]: where a server cell's time goes (execution, scripts, MULTI/EXEC, the rest).
 //! - [`preflight`]: what is checked before the first cell (memory, the results path).
+//! - [`session`]: what every measurement binary checks before any work, and how it ends.
 //! - [`memory`]: what each store holds in memory for a suite's background.
+//! - [`blocks`]: the doublets stores' memory blocks, on the heap or on files, counted.
 //! - [`load`]: throughput and latency of concurrent clients.
 //! - [`redis_benchmark`]: redis-benchmark beside the load measurement's server cells.
+//! - [`grouped`]: whole numbers with thousands separated, as Criterion prints them.
 //! - [`results`]: result files (provenance and bencher lines), written by the bench, read by the report.
 //! - [`provenance`]: the conditions a run measured under, and whether the machine was quiet.
 //! - [`calibration`]: the round trip and a CPU loop at a round's start and end.
 //! - [`handoff`]: the spec, checked, and the run's choices, as the C# harness runs them.
 
+pub mod blocks;
 pub mod calibration;
 pub mod criterion_args;
 pub mod digest;
 pub mod durable;
+pub mod grouped;
 pub mod handoff;
 pub mod harness;
 pub mod links;
@@ -38,10 +43,10 @@ pub mod preflight;
 pub mod progress;
 pub mod provenance;
 pub mod redis_benchmark;
-pub mod redis_server;
-pub mod redis_store;
 pub mod relay;
+pub mod resp;
 pub mod results;
+pub mod session;
 pub mod spec;
 pub mod split;
 pub mod store;

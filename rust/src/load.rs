@@ -183,15 +183,18 @@ pub struct Figure {
     pub latency_ns: Latency,
 }
 
-/// redis-benchmark beside a server cell: the same server, clients and depth.
+/// One redis-benchmark run beside a server's load cell: the same server, clients and depth.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchmarkFigure {
     pub suite: String,
+    /// The load operation it stands beside.
     pub operation: String,
     pub backend: String,
     pub clients: usize,
+    /// Its pipeline depth (`-P`).
     pub depth: usize,
-    /// The redis-benchmark test (`-t`).
+    /// Its test (`-t`).
     pub test: String,
     pub requests: u64,
     pub per_second: f64,
@@ -442,7 +445,7 @@ pub fn table(spec: &crate::spec::Spec, run: &LoadRun) -> String {
                 keys.push((&f.operation, &f.backend));
             }
         }
-        let b = crate::results::Grouped(run.background);
+        let b = crate::grouped::Grouped(run.background);
         writeln!(out, "{}, B = {b}: requests per second", suite.name.en).unwrap();
         write!(out, "{:<20} {:<26}", "operation", "store").unwrap();
         for k in &load.clients {

@@ -28,12 +28,9 @@ pub fn inputs_of_either_language(
     available: u64,
 ) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
     let sizes = spec.sizes_from(&get).map_err(anyhow::Error::msg)?;
-    let families: Vec<String> = spec
-        .families_from(get(&spec.family_env))
-        .map_err(anyhow::Error::msg)?
-        .into_iter()
-        .map(|f| f.id.clone())
-        .collect();
+    let families = spec
+        .family_ids_from(get(&spec.family_env))
+        .map_err(anyhow::Error::msg)?;
     check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
     for suite in &spec.suites {
         match suite.id.as_str() {

@@ -232,7 +232,7 @@ pub fn common() -> Vec<(&'static str, String)> {
 
 /// The servers a run used, each with its version and how it ran the library:
 /// "Redis 7.0.15 (functions: FUNCTION LOAD, FCALL); Garnet 2.2.8 (scripts: SCRIPT LOAD, EVALSHA)".
-pub fn servers(servers: &[crate::redis_server::Server]) -> String {
+pub fn servers(servers: &[crate::resp::server::Server]) -> String {
     let described: Vec<String> = servers
         .iter()
         .map(|s| format!("{} ({})", s.describe(), s.scripting.describe()))
@@ -243,7 +243,7 @@ pub fn servers(servers: &[crate::redis_server::Server]) -> String {
 /// The servers on hosts of their own ([`crate::network`]), each with its network and the round
 /// trip measured to it (200 PINGs): "RedisRack: a veth pair to …, round trip 231 µs median, …".
 /// `None` where none is.
-pub fn networks(servers: &[crate::redis_server::Server]) -> anyhow::Result<Option<String>> {
+pub fn networks(servers: &[crate::resp::server::Server]) -> anyhow::Result<Option<String>> {
     let mut described = Vec::new();
     for server in servers {
         let Some(netns) = server.disposable.as_ref().and_then(|d| d.netns.as_ref()) else {
@@ -255,9 +255,9 @@ pub fn networks(servers: &[crate::redis_server::Server]) -> anyhow::Result<Optio
     Ok((!described.is_empty()).then(|| described.join("; ")))
 }
 
-/// The servers that refused the readings of a split ([`crate::redis_server::Server::split_refused`]),
+/// The servers that refused the readings of a split ([`crate::resp::server::Server::split_refused`]),
 /// each with its words: "Redis: NOPERM …". `None` where none did.
-pub fn unsplit(servers: &[crate::redis_server::Server]) -> Option<String> {
+pub fn unsplit(servers: &[crate::resp::server::Server]) -> Option<String> {
     let refused: Vec<String> = servers
         .iter()
         .filter_map(|s| Some(format!("{}: {}", s.kind.name, s.split_refused.as_ref()?)))

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context};
 
-use crate::redis_server::{ends_with_this_process, Server};
+use crate::resp::{process::ends_with_this_process, server::Server};
 
 /// The keys redis-benchmark writes for a test, so that the run can remove them (`get` runs `set`
 /// first: GET of keys that do not exist would measure a cheaper path).

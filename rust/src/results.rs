@@ -16,7 +16,7 @@
 //! A shell script can write one by hand (`echo "# key: value"` and the bench's stdout); the Rust
 //! bench and the C# harness write it themselves, with only the cells that passed every check.
 
-use std::{fmt, path::Path};
+use std::path::Path;
 
 /// Keys every result file must carry; the report refuses a file without them.
 pub const REQUIRED: [&str; 6] = [
@@ -241,29 +241,12 @@ fn figures_of(text: &str) -> Result<(f64, f64), String> {
     Ok((number(median)? * scale, number(sd)? * scale))
 }
 
-/// Formats a whole number of nanoseconds as Criterion does: thousands separated by commas.
-pub struct Grouped(pub u64);
-
-impl fmt::Display for Grouped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = self.0.to_string();
-        let mut out = String::new();
-        for (k, c) in digits.chars().enumerate() {
-            if k > 0 && (digits.len() - k) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        f.pad(&out)
-    }
-}
-
 /// The bencher line of one cell, exactly as Criterion prints it.
 pub fn bencher_line(operation: &str, backend: &str, median_ns: f64, sd_ns: f64) -> String {
     format!(
         "test {operation}/{backend} ... bench: {:>11} ns/iter (+/- {})",
-        Grouped(median_ns.round() as u64),
-        Grouped(sd_ns.round() as u64)
+        crate::grouped::Grouped(median_ns.round() as u64),
+        crate::grouped::Grouped(sd_ns.round() as u64)
     )
 }
 

@@ -21,7 +21,7 @@ use std::{collections::BTreeMap, fmt};
 
 use anyhow::{anyhow, bail, Context};
 
-use crate::results::Grouped;
+use crate::grouped::Grouped;
 
 /// Commands that run others and count their time in their own.
 const SCRIPTS: [&str; 6] = [

@@ -8,7 +8,7 @@ mod common;
 use redis_vs_doublets::{
     harness::{self, Background, Prepared, Proof},
     links::{self, LinkRequest, LinksModel},
-    redis_store::Mode,
+    resp::store::Mode,
     store::{Model, Request, Store},
     typical::{self, UsageModel, UsageRequest},
 };

@@ -9,8 +9,8 @@ use redis_vs_doublets::{
     harness::{self, Prepared},
     links::{self, LinkRequest, LinksModel, Query},
     load_spec,
-    redis_server::{redact, Server, LIBRARY},
-    redis_store::{Mode, RedisRequest},
+    resp::store::{Mode, RedisRequest},
+    resp::{cleanup::redact, library::LIBRARY, server::Server},
     store::Store,
 };
 
@@ -320,7 +320,7 @@ fn libraries(con: &mut redis::Connection) -> Vec<String> {
     let list: Vec<redis::Value> = redis::cmd("FUNCTION").arg("LIST").query(con).unwrap();
     list.into_iter()
         .filter_map(|library| {
-            let fields = redis_vs_doublets::redis_store::items(library).ok()?;
+            let fields = redis_vs_doublets::resp::reply::items(library).ok()?;
             let at = fields
                 .iter()
                 .position(|f| *f == redis::Value::BulkString(b"library_name".to_vec()))?;

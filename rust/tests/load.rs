@@ -10,7 +10,7 @@ use redis_vs_doublets::{
     links::{self, Link, LinkRequest, LinksModel},
     load::{self, Shared, Timing},
     redis_benchmark,
-    redis_store::Mode,
+    resp::store::Mode,
     spec::Spec,
     store::{Census, Request, Store},
     typical::{UsageModel, UsageRequest},

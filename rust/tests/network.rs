@@ -10,8 +10,8 @@ use std::process::Command;
 use redis_vs_doublets::{
     links::{LinkRequest, LinksModel},
     network::Netns,
-    redis_server::Server,
-    redis_store::{Mode, RedisRequest},
+    resp::server::Server,
+    resp::store::{Mode, RedisRequest},
 };
 
 const SIZES: [u64; 2] = [10, 5];

@@ -8,7 +8,7 @@ use redis::{ConnectionLike, RedisResult, Value};
 use redis_vs_doublets::{
     harness,
     payload::{self, PayloadModel, PayloadRequest},
-    redis_store::{Mode, RedisStore},
+    resp::store::{Mode, RedisStore},
     store::Request,
 };
 

@@ -5,7 +5,7 @@ mod common;
 use redis_vs_doublets::{
     harness, links,
     links::{Link, LinkRequest, LinksModel},
-    redis_store::Mode,
+    resp::store::Mode,
     store::{Request, Store},
     typical,
     typical::{Entry, UsageModel, UsageRequest},

@@ -12,8 +12,8 @@ use redis_vs_doublets::{
     harness::Prepared,
     links::{LinkRequest, LinksModel},
     payload::PayloadRequest,
-    redis_server::{Scripting, Server},
-    redis_store::{Mode, RedisStore},
+    resp::store::{Mode, RedisStore},
+    resp::{library::Scripting, server::Server},
     store::{Model, Request, Store},
     typical::{UsageModel, UsageRequest},
 };
@@ -51,7 +51,7 @@ fn every_check_passes(server: &Server) {
 
 fn suite<R: Request, M: Model<R>>(server: &Server, id: &str, sizes: &[u64], reaches: u64)
 where
-    redis_vs_doublets::redis_store::RedisStore: redis_vs_doublets::store::Store<R>,
+    redis_vs_doublets::resp::store::RedisStore: redis_vs_doublets::store::Store<R>,
 {
     let mut store = common::redis(server, Mode::Pipeline);
     let mut model = M::default();

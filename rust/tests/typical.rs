@@ -7,7 +7,7 @@ use common::config;
 use proptest::prelude::*;
 use redis_vs_doublets::{
     harness,
-    redis_store::Mode,
+    resp::store::Mode,
     store::Store,
     typical::{self, Entry, UsageModel, UsageRequest, MAX},
 };

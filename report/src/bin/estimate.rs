@@ -18,12 +18,9 @@ fn main() -> anyhow::Result<()> {
     let rounds: u32 = rounds.parse().context("ROUNDS")?;
     let languages: Vec<&str> = languages.split(',').collect();
     let spec = Spec::load(&redis_vs_doublets::spec_path(), &check_request)?;
-    let families: Vec<String> = spec
-        .families_from(std::env::var(&spec.family_env).ok())
-        .map_err(anyhow::Error::msg)?
-        .into_iter()
-        .map(|f| f.id.clone())
-        .collect();
+    let families = spec
+        .family_ids_from(std::env::var(&spec.family_env).ok())
+        .map_err(anyhow::Error::msg)?;
     // REDIS_URL names one server, whose kind only the bench can ask: every kind has the same
     // cells, so the default's stand for it.
     let servers = match std::env::var("REDIS_URL")

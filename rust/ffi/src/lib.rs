@@ -14,8 +14,8 @@ use doublets::{
     Doublets, Links,
 };
 use redis_vs_doublets::{
+    blocks::{self, Split, United},
     durable::{self, Folder, StoreFolder},
-    memory::{self, Split, United},
     network::{self, Netns},
 };
 
@@ -58,8 +58,8 @@ fn open(layout: i32, external: i32, folder: Option<&Path>) -> anyhow::Result<Inn
         LinksConstants::internal()
     };
     Ok(match layout {
-        0 => Inner::United(memory::united(folder, constants)?.0),
-        1 => Inner::Split(memory::split(folder, constants)?.0),
+        0 => Inner::United(blocks::united(folder, constants)?.0),
+        1 => Inner::Split(blocks::split(folder, constants)?.0),
         _ => anyhow::bail!("unknown layout {layout}"),
     })
 }

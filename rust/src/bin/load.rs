@@ -14,30 +14,22 @@ use redis_vs_doublets::{
     harness::{self, Background, Prepared},
     links::{self, LinkRequest, LinksModel},
     load::{self, BenchmarkFigure, Figure, LoadRun, Shared, Timing},
-    load_spec, preflight, provenance, redis_benchmark,
-    redis_server::{self, Server},
-    redis_store::{Mode, RedisRequest},
+    load_spec, provenance, redis_benchmark,
+    resp::store::{Mode, RedisRequest},
+    resp::{cleanup, server::Server},
+    session::{self, Session},
     spec::{Load, LoadOperation, Operation, Spec, Suite},
     store::{Model, SharedRead, Store},
     typical::{self, UsageModel, UsageRequest},
 };
 
 fn main() -> ExitCode {
-    let result = run();
-    redis_server::wait_if_interrupted();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    session::exit(run)
 }
 
 const USAGE: &str = "usage: load B [--filter TEXT]   (B background links or keys, e.g. 100000)\n       load --sizes   (the B the spec publishes)";
 
 fn run() -> anyhow::Result<()> {
-    provenance::begin();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let spec = load_spec()?;
     let load = spec
@@ -55,26 +47,8 @@ fn run() -> anyhow::Result<()> {
         _ => bail!("{USAGE}"),
     };
     // N = B: each operation's work and undo then cover every i of the background.
-    let sizes = spec
-        .sizes_from(|_| Some(b.clone()))
-        .map_err(|e| anyhow::anyhow!("{e}\n{USAGE}"))?;
-    preflight::redis_rs_only(&spec, |name| std::env::var(name).ok())?;
-    let families: Vec<String> = spec
-        .families_from(std::env::var(&spec.family_env).ok())
-        .map_err(anyhow::Error::msg)?
-        .into_iter()
-        .map(|f| f.id.clone())
-        .collect();
-    preflight::check_memory(
-        &spec,
-        &sizes,
-        &families,
-        preflight::available_memory()?,
-        "B",
-    )?;
-    let fingerprint = provenance::checkout(&spec)?;
-    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
-    if let (Some(path), Some(_)) = (&results, filter) {
+    let session = Session::at_background(&spec, b, |_| b.clone(), USAGE)?;
+    if let (Some(path), Some(_)) = (&session.results, filter) {
         bail!(
             "BENCHMARK_RESULTS={}: a filtered run is not a result file (the report needs every cell)",
             path.display()
@@ -82,20 +56,19 @@ fn run() -> anyhow::Result<()> {
     }
     for suite in &spec.suites {
         match suite.id.as_str() {
-            "links" => check_shares::<LinkRequest, LinksModel>(load, suite, &sizes)?,
-            "typical" => check_shares::<UsageRequest, UsageModel>(load, suite, &sizes)?,
+            "links" => check_shares::<LinkRequest, LinksModel>(load, suite, &session.sizes)?,
+            "typical" => check_shares::<UsageRequest, UsageModel>(load, suite, &session.sizes)?,
             // Concurrent clients on values of real sizes are not measured (the spec's load
             // section names no payload operation).
             "payload" => {}
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
     }
-    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    let servers = if families.iter().any(|f| f == "redis") {
-        redis_server::stop_on_interrupt()?;
+    let servers = if session.families.iter().any(|f| f == "redis") {
+        cleanup::stop_on_interrupt()?;
         let servers = Server::from_env(&spec, None)?;
         for server in &servers {
-            server.preflight(allow_flush)?;
+            server.preflight(session.allow_flush)?;
             eprintln!("{} at {}", server.describe(), server.shown());
             if let Some(why) = redis_benchmark::unavailable(server) {
                 eprintln!("redis-benchmark is not run beside it: {why}");
@@ -109,10 +82,10 @@ fn run() -> anyhow::Result<()> {
     let mut run = Runner {
         spec: &spec,
         load,
-        sizes: &sizes,
-        families: &families,
+        sizes: &session.sizes,
+        families: &session.families,
         filter,
-        allow_flush,
+        allow_flush: session.allow_flush,
         timing: Timing::of(load),
         figures: Vec::new(),
         benchmarks: Vec::new(),
@@ -130,7 +103,7 @@ fn run() -> anyhow::Result<()> {
         run.cells as f64 * (load.warm_up_seconds + load.seconds) + beside as f64 * load.seconds;
     eprintln!(
         "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min, loads and checks on top",
-        sizes[0],
+        session.sizes[0],
         run.cells,
         load.clients
             .iter()
@@ -169,14 +142,14 @@ fn run() -> anyhow::Result<()> {
         took / seconds.max(1.0)
     );
     let result = LoadRun {
-        background: sizes[0],
-        provenance: provenance_of(&families, &servers, fingerprint),
+        background: session.sizes[0],
+        provenance: provenance_of(&session.families, &servers, session.fingerprint),
         clock_ns,
         figures: run.figures,
         redis_benchmark: run.benchmarks,
     };
     print!("{}", load::table(&spec, &result));
-    if let Some(path) = results {
+    if let Some(path) = session.results {
         // Written whole at the end: a failed or interrupted run leaves no partial file.
         std::fs::write(&path, serde_json::to_string_pretty(&result)? + "\n")
             .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;

@@ -18,28 +18,20 @@ use redis_vs_doublets::{
     links::{self, LinkRequest, LinksModel},
     load_spec,
     memory::{self, Figure, MemoryRun},
-    preflight, provenance,
-    redis_server::{self, Server},
+    provenance,
+    resp::{cleanup, server::Server},
+    session::{self, Session},
     spec::{Spec, Suite},
     typical::{self, UsageModel, UsageRequest},
 };
 
 fn main() -> ExitCode {
-    let result = run();
-    redis_server::wait_if_interrupted();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    session::exit(run)
 }
 
 const USAGE: &str = "usage: memory B   (B background links or keys, e.g. 1000000)\n       memory --sizes   (the B the spec publishes)";
 
 fn run() -> anyhow::Result<()> {
-    provenance::begin();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let spec = load_spec()?;
     if let [flag, suite, backend, b] = args.as_slice() {
@@ -59,25 +51,9 @@ fn run() -> anyhow::Result<()> {
     let [b] = args.as_slice() else {
         bail!("{USAGE}");
     };
-    let sizes = sizes(&spec, b)?;
-    preflight::redis_rs_only(&spec, |name| std::env::var(name).ok())?;
-    let families: Vec<String> = spec
-        .families_from(std::env::var(&spec.family_env).ok())
-        .map_err(anyhow::Error::msg)?
-        .into_iter()
-        .map(|f| f.id.clone())
-        .collect();
-    preflight::check_memory(
-        &spec,
-        &sizes,
-        &families,
-        preflight::available_memory()?,
-        "B",
-    )?;
-    let fingerprint = provenance::checkout(&spec)?;
-    let results = preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?;
-    let allow_flush = std::env::var("BENCHMARK_ALLOW_FLUSH").is_ok_and(|v| v == "1");
-    redis_server::stop_on_interrupt()?;
+    // The other sizes at their least: what a store holds is the background's alone.
+    let session = Session::at_background(&spec, b, |size| size.min.to_string(), USAGE)?;
+    cleanup::stop_on_interrupt()?;
     // Each server the run used, by id, with its version and scripting, for the provenance.
     let mut servers: Vec<(String, String)> = Vec::new();
 
@@ -87,16 +63,16 @@ fn run() -> anyhow::Result<()> {
     for suite in spec.suites.iter().filter(|s| s.id != "payload") {
         for backend in &suite.backends {
             let family = &spec.backend(backend).family;
-            if family != "doublets" || !families.contains(family) {
+            if family != "doublets" || !session.families.contains(family) {
                 continue;
             }
-            eprintln!("{}: {backend} at B={}…", suite.name.en, sizes[0]);
-            figures.push(in_child(suite, backend, &sizes)?);
+            eprintln!("{}: {backend} at B={}…", suite.name.en, session.sizes[0]);
+            figures.push(in_child(suite, backend, &session.sizes)?);
         }
-        if families.iter().any(|f| f == "redis") {
+        if session.families.iter().any(|f| f == "redis") {
             // Fresh servers for each suite: their RSS then grows from the same point.
             for server in Server::from_env(&spec, None)? {
-                server.preflight(allow_flush)?;
+                server.preflight(session.allow_flush)?;
                 if !servers.iter().any(|(id, _)| *id == server.kind.id) {
                     servers.push((
                         server.kind.id.clone(),
@@ -108,20 +84,20 @@ fn run() -> anyhow::Result<()> {
                     suite.name.en,
                     server.describe(),
                     server.shown(),
-                    sizes[0]
+                    session.sizes[0]
                 );
                 figures.push(match suite.id.as_str() {
                     "links" => memory::redis::<LinkRequest, LinksModel>(
                         &server,
                         suite,
-                        &sizes,
-                        allow_flush,
+                        &session.sizes,
+                        session.allow_flush,
                     )?,
                     "typical" => memory::redis::<UsageRequest, UsageModel>(
                         &server,
                         suite,
-                        &sizes,
-                        allow_flush,
+                        &session.sizes,
+                        session.allow_flush,
                     )?,
                     other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
                 });
@@ -130,21 +106,21 @@ fn run() -> anyhow::Result<()> {
     }
     print!("{}", memory::table(&spec, &figures));
 
-    if let Some(path) = results {
+    if let Some(path) = session.results {
         let mut provenance: BTreeMap<String, String> = provenance::rust()
             .into_iter()
             .chain(provenance::common())
             .map(|(k, v)| (k.to_string(), v))
             .collect();
-        provenance.insert("families".into(), families.join(","));
-        provenance.insert("fingerprint".into(), fingerprint);
+        provenance.insert("families".into(), session.families.join(","));
+        provenance.insert("fingerprint".into(), session.fingerprint);
         if !servers.is_empty() {
             let (ids, described): (Vec<String>, Vec<String>) = servers.into_iter().unzip();
             provenance.insert("servers".into(), ids.join(","));
             provenance.insert("redis".into(), described.join("; "));
         }
         let run = MemoryRun {
-            background: sizes[0],
+            background: session.sizes[0],
             provenance,
             figures,
         };
@@ -154,23 +130,6 @@ fn run() -> anyhow::Result<()> {
         eprintln!("wrote the figures to {}", path.display());
     }
     Ok(())
-}
-
-/// The sizes for a background of `b`, checked with the spec's own bounds and words. The other
-/// sizes do not matter here: each takes its least value.
-fn sizes(spec: &Spec, b: &str) -> anyhow::Result<Vec<u64>> {
-    let background = &spec.sizes[0].env;
-    spec.sizes_from(|var| {
-        if var == background {
-            Some(b.to_string())
-        } else {
-            spec.sizes
-                .iter()
-                .find(|s| s.env == var)
-                .map(|s| s.min.to_string())
-        }
-    })
-    .map_err(|e| anyhow::anyhow!("{e}\n{USAGE}"))
 }
 
 /// Measures one doublets store in a child process of its own.
@@ -198,7 +157,7 @@ fn in_child(suite: &Suite, backend: &str, sizes: &[u64]) -> anyhow::Result<Figur
 
 /// The child: one store, measured and checked, its figure as JSON on stdout.
 fn child(spec: &Spec, suite: &str, backend: &str, b: &str) -> anyhow::Result<()> {
-    let sizes = sizes(spec, b)?;
+    let sizes = session::sizes_at_background(spec, b, |size| size.min.to_string(), USAGE)?;
     let suite = spec
         .suite(suite)
         .with_context(|| format!("{}: no suite \"{suite}\"", spec.path))?;

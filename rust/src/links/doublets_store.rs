@@ -10,8 +10,8 @@ use doublets::{
 
 use super::{Link, LinkRequest, Query};
 use crate::{
+    blocks::{self, Blocks, Footprint, Split, United},
     durable::{Reopen, StoreFolder},
-    memory::{self, Blocks, Footprint, Split, United},
     store::{Census, SharedRead, Store},
 };
 
@@ -58,13 +58,13 @@ impl<S: Doublets<u64>> DoubletsLinks<S> {
 
 /// Links and their indexes in one memory block: on the heap, or mapped from a file in `folder`.
 pub fn united_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsLinks<United>> {
-    DoubletsLinks::open(folder, |files| memory::united(files, LinksConstants::new()))
+    DoubletsLinks::open(folder, |files| blocks::united(files, LinksConstants::new()))
 }
 
 /// Link data and index trees in separate blocks: on the heap, or mapped from two files in
 /// `folder`.
 pub fn split_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsLinks<Split>> {
-    DoubletsLinks::open(folder, |files| memory::split(files, LinksConstants::new()))
+    DoubletsLinks::open(folder, |files| blocks::split(files, LinksConstants::new()))
 }
 
 impl<S> Footprint for DoubletsLinks<S> {

@@ -5,9 +5,10 @@ use anyhow::{bail, Context};
 use redis::{Cmd, ConnectionLike, Value};
 
 use super::{Link, LinkRequest, Query};
-use crate::{
-    redis_server::Calls,
-    redis_store::{command, items, number, text_number, RedisRequest, RedisStore, CHUNK},
+use crate::resp::{
+    library::Calls,
+    reply::{command, items, number, text_number},
+    store::{RedisRequest, RedisStore, CHUNK},
 };
 
 const NO_ARGUMENTS: [u64; 0] = [];

@@ -5,9 +5,10 @@ use anyhow::bail;
 use redis::{Cmd, Value};
 
 use super::{check_value, PayloadRequest, Stored};
-use crate::{
-    redis_server::Calls,
-    redis_store::{command, number, RedisRequest},
+use crate::resp::{
+    library::Calls,
+    reply::{command, number},
+    store::RedisRequest,
 };
 
 impl RedisRequest for PayloadRequest {

@@ -1016,6 +1016,15 @@ impl Spec {
         )
     }
 
+    /// The ids of [`Self::families_from`]'s families.
+    pub fn family_ids_from(&self, value: Option<String>) -> Result<Vec<String>, String> {
+        Ok(self
+            .families_from(value)?
+            .into_iter()
+            .map(|f| f.id.clone())
+            .collect())
+    }
+
     /// The ids of the families a run measures when the family variable does not say: a whole
     /// round's.
     pub fn default_families(&self) -> Vec<String> {
@@ -1218,8 +1227,76 @@ impl Resolver<'_> {
         )?;
 
         let symbols: Vec<String> = wire.sizes.iter().map(|s| s.symbol.value.clone()).collect();
+        let files_placed = !wire.durable_dir_env.is_empty() && !wire.durable_tmpfs_env.is_empty();
+        let sizes = self.sizes(wire.sizes, &symbols)?;
+        let families = self.families(wire.families, files_placed)?;
+        let servers = self.servers(
+            wire.servers,
+            !wire.server_env.is_empty(),
+            wire.pipeline_window_bytes.as_ref(),
+            files_placed,
+        )?;
+        let backends = self.backends(wire.backends, &families, &servers)?;
+        let client_ids: Vec<&str> = wire.clients.iter().map(|c| c.id.value.as_str()).collect();
+        let suites = self.suites(
+            wire.suites,
+            &symbols,
+            (&families, &backends, &client_ids),
+            check,
+        )?;
+        let load = match wire.load {
+            Some(load) => Some(self.load(load, &suites, sizes.len())?),
+            None => None,
+        };
+        if let Some(first) = wire.clients.first().filter(|_| wire.client_env.is_empty()) {
+            return Err(self.error(
+                &first.id,
+                "clients need client_env, the variable that picks them",
+            ));
+        }
+        let clients = self.clients(wire.clients, &suites, &servers)?;
+        let split = match wire.split {
+            Some(split)
+                if split.value.iterations == 0
+                    || split.value.seconds.is_nan()
+                    || split.value.seconds <= 0.0 =>
+            {
+                return Err(self.error(&split, "split: iterations and seconds must be above 0"))
+            }
+            split => split.map(|s| s.value),
+        };
+        let publish = match wire.publish {
+            Some(publish) => {
+                Some(self.publish(publish, &servers, wire.memory.as_ref(), load.as_ref())?)
+            }
+            None => None,
+        };
+        Ok(Spec {
+            path: self.path.to_string(),
+            sizes,
+            families,
+            family_env: wire.family_env,
+            durable_dir_env: wire.durable_dir_env,
+            durable_tmpfs_env: wire.durable_tmpfs_env,
+            durable_stop_env: wire.durable_stop_env,
+            server_env: wire.server_env,
+            client_env: wire.client_env,
+            servers,
+            split,
+            fingerprint: wire.fingerprint,
+            memory: wire.memory,
+            load,
+            publish,
+            clients,
+            backends,
+            suites,
+        })
+    }
+
+    /// The sizes, each bound checked against those declared before it.
+    fn sizes(&self, wire: Vec<wire::Size>, symbols: &[String]) -> Result<Vec<Size>, SpecError> {
         let mut sizes = Vec::new();
-        for (k, size) in wire.sizes.into_iter().enumerate() {
+        for (k, size) in wire.into_iter().enumerate() {
             let max = match &size.max {
                 None => None,
                 // A bound may only use the sizes declared before it, which are known when it is checked.
@@ -1250,11 +1327,17 @@ impl Resolver<'_> {
             });
         }
 
-        if let Some(first) = wire
-            .families
-            .first()
-            .filter(|_| wire.families.iter().all(|f| !f.default))
-        {
+        Ok(sizes)
+    }
+
+    /// The families, with their sampling and, for a durable one, its sync and its twin.
+    /// `files_placed`: the spec names the variables that place a durable store's files.
+    fn families(
+        &self,
+        wire: Vec<wire::Family>,
+        files_placed: bool,
+    ) -> Result<Vec<Family>, SpecError> {
+        if let Some(first) = wire.first().filter(|_| wire.iter().all(|f| !f.default)) {
             return Err(self.error(
                 &first.id,
                 "no family runs by default: mark one `default: true`",
@@ -1263,12 +1346,11 @@ impl Resolver<'_> {
         let mut families = Vec::new();
         // What a durable family can be a variant of: a family keeping its stores in RAM.
         let plain: Vec<String> = wire
-            .families
             .iter()
             .filter(|f| f.durable.is_none())
             .map(|f| f.id.value.clone())
             .collect();
-        for family in wire.families {
+        for family in wire {
             let sampling = &family.sampling.value;
             if sampling.samples < 10
                 || sampling.warm_up_seconds <= 0.0
@@ -1279,9 +1361,7 @@ impl Resolver<'_> {
                     "sampling needs at least 10 samples and positive times",
                 ));
             }
-            if family.durable.is_some()
-                && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty())
-            {
+            if family.durable.is_some() && !files_placed {
                 return Err(self.error(
                     &family.id,
                     "a durable family needs durable_dir_env and durable_tmpfs_env, the variables \
@@ -1311,14 +1391,27 @@ impl Resolver<'_> {
             });
         }
 
+        Ok(families)
+    }
+
+    /// The servers: how each starts, and for a durable or distant one, its sync or round trip and
+    /// its twin. `picked`: the spec names the variable that picks them; `files_placed` as for
+    /// [`Self::families`].
+    fn servers(
+        &self,
+        wire: Vec<wire::Server>,
+        picked: bool,
+        pipeline_window_bytes: Option<&Spanned<u64>>,
+        files_placed: bool,
+    ) -> Result<Vec<ServerKind>, SpecError> {
         let mut servers = Vec::new();
-        if let Some(first) = wire.servers.first().filter(|_| wire.server_env.is_empty()) {
+        if let Some(first) = wire.first().filter(|_| !picked) {
             return Err(self.error(
                 &first.id,
                 "servers need server_env, the variable that picks them",
             ));
         }
-        let pipeline_window = match &wire.pipeline_window_bytes {
+        let pipeline_window = match pipeline_window_bytes {
             None => usize::MAX,
             Some(bytes) => match usize::try_from(bytes.value) {
                 Ok(bytes) if bytes > 0 => bytes,
@@ -1332,12 +1425,11 @@ impl Resolver<'_> {
         };
         // What a durable or distant server can be a variant of: one on loopback keeping nothing.
         let plain: Vec<String> = wire
-            .servers
             .iter()
             .filter(|s| s.durable.is_none() && s.round_trip_us.is_none())
             .map(|s| s.id.value.clone())
             .collect();
-        for server in wire.servers {
+        for server in wire {
             if !server.start.value.iter().any(|a| a.contains("{port}")) {
                 return Err(self.error(&server.start, "start: the command must take {port}"));
             }
@@ -1374,7 +1466,7 @@ impl Resolver<'_> {
                     "is not a server on loopback that keeps nothing",
                 ],
             )?;
-            if takes_dir && (wire.durable_dir_env.is_empty() || wire.durable_tmpfs_env.is_empty()) {
+            if takes_dir && !files_placed {
                 return Err(self.error(
                     &server.id,
                     "a durable server needs durable_dir_env and durable_tmpfs_env, the variables \
@@ -1404,8 +1496,19 @@ impl Resolver<'_> {
             });
         }
 
+        Ok(servers)
+    }
+
+    /// The backends: each of a known family, a server's named after it, an in-process one with
+    /// its layout.
+    fn backends(
+        &self,
+        wire: Vec<wire::Backend>,
+        families: &[Family],
+        servers: &[ServerKind],
+    ) -> Result<Vec<Backend>, SpecError> {
         let mut backends = Vec::new();
-        for backend in wire.backends {
+        for backend in wire {
             if !families.iter().any(|f| f.id == backend.family.value) {
                 return Err(self.error(
                     &backend.family,
@@ -1458,8 +1561,20 @@ impl Resolver<'_> {
             });
         }
 
+        Ok(backends)
+    }
+
+    /// The suites: their backends, what they leave out, their estimates, and their work, every
+    /// request checked against the suite's stores (`check`).
+    fn suites(
+        &self,
+        wire: Vec<wire::Suite>,
+        symbols: &[String],
+        (families, backends, clients): (&[Family], &[Backend], &[&str]),
+        check: RequestCheck<'_>,
+    ) -> Result<Vec<Suite>, SpecError> {
         let mut suites = Vec::new();
-        for suite in wire.suites {
+        for suite in wire {
             let id = suite.id.value.clone();
             let check = |verb: &str, args: &[Option<u64>]| check(&id, verb, args);
             for backend in &suite.backends {
@@ -1509,24 +1624,23 @@ impl Resolver<'_> {
                 }
             }
             if let Some(overhead) = &suite.overhead_us {
-                let clients: Vec<&str> = wire.clients.iter().map(|c| c.id.value.as_str()).collect();
-                self.overhead(overhead, &suite.backends, &backends, &clients)?;
+                self.overhead(overhead, &suite.backends, backends, clients)?;
             }
             let background = self.work(
                 suite.background.range,
                 suite.background.requests,
-                &symbols,
+                symbols,
                 &check,
             )?;
-            let background_expected = self.expected(suite.background.expected, &symbols)?;
+            let background_expected = self.expected(suite.background.expected, symbols)?;
             let mut operations = Vec::new();
             for op in suite.operations {
-                let work = self.work(op.range, op.requests, &symbols, &check)?;
+                let work = self.work(op.range, op.requests, symbols, &check)?;
                 let undo = match op.undo {
-                    Some(undo) => Some(self.work(undo.range, undo.requests, &symbols, &check)?),
+                    Some(undo) => Some(self.work(undo.range, undo.requests, symbols, &check)?),
                     None => None,
                 };
-                let expected = self.expected(op.expected, &symbols)?;
+                let expected = self.expected(op.expected, symbols)?;
                 operations.push(Operation {
                     id: op.id.value,
                     name: op.name,
@@ -1549,53 +1663,7 @@ impl Resolver<'_> {
                 operations,
             });
         }
-        let load = match wire.load {
-            Some(load) => Some(self.load(load, &suites, sizes.len())?),
-            None => None,
-        };
-        if let Some(first) = wire.clients.first().filter(|_| wire.client_env.is_empty()) {
-            return Err(self.error(
-                &first.id,
-                "clients need client_env, the variable that picks them",
-            ));
-        }
-        let clients = self.clients(wire.clients, &suites, &servers)?;
-        let split = match wire.split {
-            Some(split)
-                if split.value.iterations == 0
-                    || split.value.seconds.is_nan()
-                    || split.value.seconds <= 0.0 =>
-            {
-                return Err(self.error(&split, "split: iterations and seconds must be above 0"))
-            }
-            split => split.map(|s| s.value),
-        };
-        let publish = match wire.publish {
-            Some(publish) => {
-                Some(self.publish(publish, &servers, wire.memory.as_ref(), load.as_ref())?)
-            }
-            None => None,
-        };
-        Ok(Spec {
-            path: self.path.to_string(),
-            sizes,
-            families,
-            family_env: wire.family_env,
-            durable_dir_env: wire.durable_dir_env,
-            durable_tmpfs_env: wire.durable_tmpfs_env,
-            durable_stop_env: wire.durable_stop_env,
-            server_env: wire.server_env,
-            client_env: wire.client_env,
-            servers,
-            split,
-            fingerprint: wire.fingerprint,
-            memory: wire.memory,
-            load,
-            publish,
-            clients,
-            backends,
-            suites,
-        })
+        Ok(suites)
     }
 
     /// The clients: unique ids and suffixes (a word of letters and digits), exactly one default

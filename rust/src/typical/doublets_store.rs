@@ -23,8 +23,8 @@ use doublets::{
 
 use super::{Entry, UsageRequest, MAX};
 use crate::{
+    blocks::{self, Blocks, Footprint, Split, United},
     durable::{Reopen, StoreFolder},
-    memory::{self, Blocks, Footprint, Split, United},
     store::{Census, Request, SharedRead, Store},
 };
 
@@ -51,7 +51,7 @@ impl<S> Footprint for DoubletsUsage<S> {
 /// file in `folder`.
 pub fn united_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsUsage<United>> {
     DoubletsUsage::open(folder, |files| {
-        memory::united(files, LinksConstants::external())
+        blocks::united(files, LinksConstants::external())
     })
 }
 
@@ -59,7 +59,7 @@ pub fn united_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsUsage
 /// from two files in `folder`.
 pub fn split_store(folder: Option<StoreFolder>) -> anyhow::Result<DoubletsUsage<Split>> {
     DoubletsUsage::open(folder, |files| {
-        memory::split(files, LinksConstants::external())
+        blocks::split(files, LinksConstants::external())
     })
 }
 

@@ -5,9 +5,10 @@ use anyhow::bail;
 use redis::{Cmd, Value};
 
 use super::{Entry, UsageRequest};
-use crate::{
-    redis_server::Calls,
-    redis_store::{command, items, number, RedisRequest},
+use crate::resp::{
+    library::Calls,
+    reply::{command, items, number},
+    store::RedisRequest,
 };
 
 fn key(k: u64) -> String {

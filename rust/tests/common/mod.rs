@@ -4,11 +4,11 @@
 
 use proptest::{prelude::*, test_runner::TestCaseError};
 use redis_vs_doublets::{
+    blocks::{Blocks, Footprint},
     harness,
     links::{Link, LinkRequest},
-    memory::{Blocks, Footprint},
-    redis_server::Server,
-    redis_store::{Mode, RedisStore},
+    resp::server::Server,
+    resp::store::{Mode, RedisStore},
     spec::{ServerKind, Spec, SplitPlan},
     store::{Census, Model, Request, Store},
 };

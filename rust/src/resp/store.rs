@@ -4,10 +4,10 @@
 use std::fmt;
 
 use anyhow::{bail, Context};
-use redis::{Cmd, Connection, ConnectionLike, ToRedisArgs, Value};
+use redis::{Cmd, Connection, ConnectionLike, Value};
 
 use crate::{
-    redis_server::Calls,
+    resp::{library::Calls, process::DisposableServer},
     split::Reading,
     store::{Census, Request, Store},
 };
@@ -157,7 +157,7 @@ pub fn arg_bytes(arg: redis::Arg<&[u8]>) -> usize {
 /// A durable server this run started, which its store restarts on its files after each cell,
 /// and how the store connects to it again.
 pub struct Restarts<C> {
-    pub server: std::sync::Arc<crate::redis_server::DisposableServer>,
+    pub server: std::sync::Arc<DisposableServer>,
     pub connect: fn(&str) -> anyhow::Result<C>,
     /// For a server that runs the library as a script (Garnet), its description: a restart
     /// empties its script cache, so the library is loaded again.
@@ -223,7 +223,7 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
         restarts.server.restart()?;
         self.con = (restarts.connect)(&restarts.server.url)?;
         if let Some(described) = &restarts.script {
-            crate::redis_server::load_script(&mut self.con, described)?;
+            crate::resp::library::load_script(&mut self.con, described)?;
         }
         Ok(true)
     }
@@ -250,47 +250,5 @@ impl<R: RedisRequest, C: ConnectionLike> Store<R> for RedisStore<C> {
                 .with_context(|| format!("INFO persistence has no {field}"))
         });
         Ok(Some(values.collect::<anyhow::Result<Vec<_>>>()?.join(" ")))
-    }
-}
-
-/// A command with its arguments (a tuple gives several), built as a user of the client builds it:
-/// measured iterations build their commands, and nothing else is done to them before sending.
-pub fn command(name: &str, args: impl ToRedisArgs) -> Cmd {
-    let mut command = redis::cmd(name);
-    command.arg(args);
-    command
-}
-
-/// Reads a reply as a whole number.
-pub fn number(reply: &Value) -> anyhow::Result<u64> {
-    match reply {
-        Value::Int(n) => u64::try_from(*n).with_context(|| format!("a negative number {n}")),
-        Value::BulkString(bytes) => text_number(bytes),
-        Value::SimpleString(text) => text_number(text.as_bytes()),
-        Value::ServerError(e) => bail!("Redis answered {e:?}"),
-        other => bail!("expected a number, got {other:?}"),
-    }
-}
-
-/// Reads the decimal text of a number.
-pub fn text_number(bytes: &[u8]) -> anyhow::Result<u64> {
-    std::str::from_utf8(bytes)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .with_context(|| {
-            format!(
-                "expected a number, got {:?}",
-                String::from_utf8_lossy(bytes)
-            )
-        })
-}
-
-/// The elements of an array, set or (flattened) map reply.
-pub fn items(reply: Value) -> anyhow::Result<Vec<Value>> {
-    match reply {
-        Value::Array(items) | Value::Set(items) => Ok(items),
-        Value::Map(pairs) => Ok(pairs.into_iter().flat_map(|(k, v)| [k, v]).collect()),
-        Value::ServerError(e) => bail!("Redis answered {e:?}"),
-        other => bail!("expected an array, got {other:?}"),
     }
 }
