@@ -6,13 +6,13 @@ namespace RedisVSDoublets.Tests;
 public sealed class RedisFixture : IDisposable
 {
     public static string Root { get; } = Spec.FindRoot(AppContext.BaseDirectory);
-    public RedisServer Server { get; } = RedisServer.Start(Stores.Kind("redis"), Root);
+    internal RedisServer Server { get; } = RedisServer.Start(Stores.Kind("redis"), Root);
 
     /// <summary>The fixture's server is disposable, so it holds only what the tests wrote: no key patterns are needed to clean it.</summary>
     public IDatabase Claim() => Server.Claim([], allowFlush: false);
 
     /// <summary>A store on a freshly emptied database of the fixture's server.</summary>
-    public RedisStore<TRequest, TFound, TCodec> Store<TRequest, TFound, TCodec>()
+    internal RedisStore<TRequest, TFound, TCodec> Store<TRequest, TFound, TCodec>()
         where TRequest : IRequest<TRequest, TFound>
         where TFound : IComparable<TFound>
         where TCodec : struct, IRedisCodec<TRequest, TFound> => new(new StackExchangeClient(Claim()), Server);
@@ -20,7 +20,7 @@ public sealed class RedisFixture : IDisposable
     public void Dispose() => Server.Dispose();
 }
 
-public static class Stores
+internal static class Stores
 {
     /// <summary>The checkout's spec at its default choices, whatever this process's variables say, as the Rust side hands it over: a fresh one each time, since tests change their servers' start commands.</summary>
     public static Spec Spec() => RedisVSDoublets.Spec.Load(RedisFixture.Root, _ => null);

@@ -9,7 +9,7 @@ namespace RedisVSDoublets;
 /// A command by name, as a suite's codec builds it. <paramref name="Bytes"/> asks for a string
 /// reply as bytes (a payload's value), where a client would otherwise decode it as text.
 /// </summary>
-public readonly record struct Command(string Name, object[] Args, bool Bytes = false)
+internal readonly record struct Command(string Name, object[] Args, bool Bytes = false)
 {
     /// <summary>The bytes its name and arguments carry (a number as its decimal digits), as the
     /// pipeline windows count them.</summary>
@@ -42,7 +42,7 @@ public readonly record struct Command(string Name, object[] Args, bool Bytes = f
 /// FreeRedis and CSRedisCore return (long, string, byte[], object[], null). Read in place: no
 /// reply is copied into another form.
 /// </summary>
-public readonly struct Reply(object? value)
+internal readonly struct Reply(object? value)
 {
     public bool IsNull => value switch
     {
@@ -111,7 +111,7 @@ public readonly struct Reply(object? value)
 /// A Redis client library as a suite's store drives it: one command per round trip, or a batch of
 /// commands pipelined or in MULTI/EXEC, every reply read before it returns.
 /// </summary>
-public interface IRedisClient : IDisposable
+internal interface IRedisClient : IDisposable
 {
     /// <summary>The package and version, as results record it.</summary>
     string Name { get; }
@@ -141,10 +141,10 @@ public interface IRedisClient : IDisposable
 }
 
 /// <summary>Where a client connects: the server's address and database, and its user and password if any (the password never printed).</summary>
-public sealed record Endpoint(string Host, int Port, int Database, string? User, string? Password);
+internal sealed record Endpoint(string Host, int Port, int Database, string? User, string? Password);
 
 /// <summary>The clients the spec names, by id.</summary>
-public static class Clients
+internal static class Clients
 {
     public static IRedisClient Open(string id, RedisServer server) => id switch
     {
@@ -205,7 +205,7 @@ public static class Clients
 /// StackExchange.Redis: every call goes over one multiplexed connection (IDatabase.Execute); an
 /// IBatch writes its commands together when executed, an ITransaction wraps them in MULTI/EXEC.
 /// </summary>
-public sealed class StackExchangeClient(IDatabase db) : IRedisClient
+internal sealed class StackExchangeClient(IDatabase db) : IRedisClient
 {
     public string Name => Clients.Describe("StackExchange.Redis");
 
@@ -258,7 +258,7 @@ public sealed class StackExchangeClient(IDatabase db) : IRedisClient
 /// StartPipe borrows one, queues the commands and writes them together at EndPipe; Multi does the
 /// same inside MULTI/EXEC.
 /// </summary>
-public sealed class FreeRedisClient : IRedisClient
+internal sealed class FreeRedisClient : IRedisClient
 {
     readonly string connection;
     FreeRedis.RedisClient client;
@@ -316,7 +316,7 @@ public sealed class FreeRedisClient : IRedisClient
 /// EndPipe writes them together; Multi and Exec wrap them in MULTI/EXEC. Its pooled CSRedisClient
 /// has neither calls by name nor MULTI/EXEC.
 /// </summary>
-public sealed class CSRedisCoreClient : IRedisClient
+internal sealed class CSRedisCoreClient : IRedisClient
 {
     readonly Endpoint at;
     CSRedis.RedisClient client;

@@ -8,7 +8,7 @@ namespace RedisVSDoublets;
 /// restored from this project's package sources. Blittable arguments, source-generated marshalling
 /// and a function-pointer callback: a call allocates nothing.
 /// </summary>
-public static unsafe partial class Native
+internal static unsafe partial class Native
 {
     internal const string Library = "doublets_ffi";
 
@@ -43,7 +43,7 @@ public static unsafe partial class Native
     public static partial Status Each(nint store, ulong index, ulong source, ulong target, delegate* unmanaged<void*, ulong, ulong, ulong, int> callback, void* context);
 }
 
-public enum Layout { United = 0, Split = 1 }
+internal enum Layout { United = 0, Split = 1 }
 
 /// <summary>
 /// Where the durable stores keep their files: the run's temporary folder, made by the Rust side as
@@ -52,7 +52,7 @@ public enum Layout { United = 0, Split = 1 }
 /// store's files in a folder of their own. Disposing it removes it, with whatever is left in it;
 /// <see cref="RemoveAll"/> does the same for an interrupt.
 /// </summary>
-public sealed unsafe class DurableFolder : IDisposable
+internal sealed unsafe class DurableFolder : IDisposable
 {
     nint handle;
 
@@ -116,7 +116,7 @@ public sealed unsafe class DurableFolder : IDisposable
 }
 
 /// <summary>One doublets store: the calls the C# stores build on, with errors as exceptions.</summary>
-public sealed unsafe class NativeStore : IDisposable
+internal sealed unsafe class NativeStore : IDisposable
 {
     nint handle;
     // A buffer per thread: concurrent readers of one store (the load's) each enumerate into their own.
@@ -249,7 +249,7 @@ public sealed unsafe class NativeStore : IDisposable
 }
 
 /// <summary>Links in a doublets store.</summary>
-public sealed class DoubletsLinks(Layout layout, DurableFolder? folder = null, string name = "") : IStore<LinkRequest, Link>, IDisposable
+internal sealed class DoubletsLinks(Layout layout, DurableFolder? folder = null, string name = "") : IStore<LinkRequest, Link>, IDisposable
 {
     readonly NativeStore store = new(layout, external: false, folder, name);
 
@@ -296,7 +296,7 @@ public sealed class DoubletsLinks(Layout layout, DurableFolder? folder = null, s
 /// the queue is a singly linked list of nodes (next, value) with a head link (first, last). Every
 /// change is ordered so no two links ever share a (source, target) pair.
 /// </summary>
-public sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
+internal sealed class DoubletsUsage : IStore<UsageRequest, Entry>, IDisposable
 {
     const ulong Half = ulong.MaxValue / 2;
     readonly NativeStore store;

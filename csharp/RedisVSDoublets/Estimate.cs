@@ -8,7 +8,7 @@ namespace RedisVSDoublets;
 /// the spec it reads and checks), through the C ABI: what a cell and a load cost is counted in one
 /// place for both languages.
 /// </summary>
-public sealed unsafe partial class Estimate : IDisposable
+internal sealed unsafe partial class Estimate : IDisposable
 {
     [LibraryImport(Native.Library, EntryPoint = "spec_open")]
     private static partial Native.Status Open(byte* root, nuint rootLength, out nint spec, byte* into, nuint capacity, out nuint written);

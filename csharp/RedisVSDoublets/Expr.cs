@@ -4,13 +4,13 @@ using System.Text.Json.Serialization;
 namespace RedisVSDoublets;
 
 /// <summary>One term of an expression: <c>i</c>, a size (its index in the spec's order) or a whole number, with its sign.</summary>
-public sealed record Term(int Sign, string Kind, ulong Value);
+internal sealed record Term(int Sign, string Kind, ulong Value);
 
 /// <summary>
 /// The spec's small arithmetic (sums and differences of i, the sizes and whole numbers) as the
 /// Rust side parsed and checked it: this side only evaluates it.
 /// </summary>
-public sealed class Expr(IReadOnlyList<Term> terms)
+internal sealed class Expr(IReadOnlyList<Term> terms)
 {
     /// <summary>The value for these sizes and i, in 128 bits: a few terms of up to 2^64 never overflow it.</summary>
     public Int128 Eval(ulong[] sizes, Int128? i)
@@ -38,7 +38,7 @@ public sealed class Expr(IReadOnlyList<Term> terms)
 }
 
 /// <summary><c>from to to</c> (ascending) or <c>from down to to</c> (descending), both ends included.</summary>
-public sealed record Interval(Expr From, Expr To, bool Descending, string Text)
+internal sealed record Interval(Expr From, Expr To, bool Descending, string Text)
 {
     (Int128 Low, Int128 High) Bounds(ulong[] sizes)
     {

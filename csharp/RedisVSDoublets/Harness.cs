@@ -3,7 +3,7 @@ using System.Diagnostics;
 namespace RedisVSDoublets;
 
 /// <summary>A check failed: the run stops and no time is printed for the cell.</summary>
-public sealed class ValidationException(string message) : Exception(message);
+internal sealed class ValidationException(string message) : Exception(message);
 
 /// <summary>
 /// What makes a number trustworthy, as on the Rust side: the background is loaded and checked,
@@ -16,7 +16,7 @@ public sealed class ValidationException(string message) : Exception(message);
 /// closed, opened again from what it keeps and checked whole once more. <see cref="Checks.Cell"/>
 /// is that sequence, shared by the bench and the tests.
 /// </summary>
-public sealed class Prepared<TRequest, TFound>
+internal sealed class Prepared<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
 {
@@ -84,7 +84,7 @@ public sealed class Prepared<TRequest, TFound>
 /// reach, and the counts and digest the store gave after its checked load
 /// (<see cref="IStore{TRequest, TFound}.Census"/>, <see cref="IStore{TRequest, TFound}.Digest"/>).
 /// </summary>
-public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong reaches, string census, string? digest, string? changes)
+internal sealed class Background<TRequest, TFound, TModel>(TModel model, ulong reaches, string census, string? digest, string? changes)
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TModel : IModel<TRequest, TFound>
@@ -152,7 +152,7 @@ public sealed class Background<TRequest, TFound, TModel>(TModel model, ulong rea
 }
 
 /// <summary>How a check proved that a store held the whole background after a cell.</summary>
-public enum Proof
+internal enum Proof
 {
     /// <summary>The store's count of changes stayed as it was at the last proof: nothing wrote since.</summary>
     Unchanged,
@@ -168,7 +168,7 @@ public enum Proof
 /// (with the split's result line, where the store reports it), and the whole check after them,
 /// with the proof it gave.
 /// </summary>
-public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Splitting, string? Split, TimeSpan Verify, Proof Proof, TimeSpan? Restart)
+internal readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Splitting, string? Split, TimeSpan Verify, Proof Proof, TimeSpan? Restart)
 {
     public string ProofText => Proof switch
     {
@@ -178,7 +178,7 @@ public readonly record struct Took(TimeSpan Check, TimeSpan Measure, TimeSpan Sp
     };
 }
 
-public static class Checks
+internal static class Checks
 {
     /// <summary>What a store's failed request throws (a wrong reply, a client's or the server's error), as opposed to a bug of the harness.</summary>
     public static bool Failed(Exception e) =>

@@ -9,32 +9,32 @@ namespace RedisVSDoublets;
 /// model says they report, in the model's order, whether they only read, and whether the store
 /// holds the background before them (no work waits for its undo): a user stops only there.
 /// </summary>
-public sealed record LoadBatch<TRequest, TFound>(TRequest[] Requests, TFound[] Expected, bool Reads, bool StartsStep);
+internal sealed record LoadBatch<TRequest, TFound>(TRequest[] Requests, TFound[] Expected, bool Reads, bool StartsStep);
 
 /// <summary>One concurrent user of a store under load: runs a batch, reporting what it found.</summary>
-public interface ILoadClient<TRequest, TFound>
+internal interface ILoadClient<TRequest, TFound>
 {
     ValueTask Run(LoadBatch<TRequest, TFound> batch, ListSink<TFound> found);
 }
 
 /// <summary>How long the users run: the warm-up is not counted.</summary>
-public readonly record struct Timing(double WarmUpSeconds, double Seconds)
+internal readonly record struct Timing(double WarmUpSeconds, double Seconds)
 {
     public static Timing Of(LoadDef load) => new(load.WarmUpSeconds, load.Seconds);
 }
 
 /// <summary>Latency percentiles of the timed batches, in nanoseconds.</summary>
-public sealed record Latency(long P50, long P90, long P99, long P999, long Max);
+internal sealed record Latency(long P50, long P90, long P99, long P999, long Max);
 
 /// <summary>One load cell's figures, as the Rust side's load::Figure.</summary>
-public sealed record Figure(string Suite, string Operation, string Backend, int Clients, int Batch, long Requests, double PerSecond, Latency LatencyNs);
+internal sealed record Figure(string Suite, string Operation, string Backend, int Clients, int Batch, long Requests, double PerSecond, Latency LatencyNs);
 
 /// <summary>
 /// The load measurement's sequence, as rust/src/load.rs has it: the users' plans, and one cell
 /// (the background's counts checked, K users running their checked plans for the spec's time, the
 /// whole background checked again). A wrong reply fails the cell before any figure exists.
 /// </summary>
-public static class LoadCell
+internal static class LoadCell
 {
     /// <summary>
     /// Each of <paramref name="clients"/> users' batches of <paramref name="unit"/> requests for
@@ -258,7 +258,7 @@ public static class LoadCell
 /// read take it shared (and run in parallel), any other batch takes it alone. .NET's
 /// ReaderWriterLockSlim holds back new readers while a writer waits, so writers do not starve.
 /// </summary>
-public sealed class SharedStore<TRequest, TFound>(IStore<TRequest, TFound> store, ReaderWriterLockSlim gate) : ILoadClient<TRequest, TFound>
+internal sealed class SharedStore<TRequest, TFound>(IStore<TRequest, TFound> store, ReaderWriterLockSlim gate) : ILoadClient<TRequest, TFound>
 {
     public ValueTask Run(LoadBatch<TRequest, TFound> batch, ListSink<TFound> found)
     {

@@ -11,7 +11,7 @@ namespace RedisVSDoublets;
 /// With BENCHMARK_RESULTS=FILE the figures are written there, as the Rust side's JSON with
 /// <c>language: csharp</c>, for the report.
 /// </summary>
-public sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyList<FamilyDef> families, IReadOnlyList<RedisServer> servers, IReadOnlyList<ClientDef> clients, Options options)
+internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnlyList<FamilyDef> families, IReadOnlyList<RedisServer> servers, IReadOnlyList<ClientDef> clients, Options options)
 {
     readonly Timing timing = Timing.Of(load);
     readonly List<Figure> figures = [];

@@ -5,7 +5,7 @@ namespace RedisVSDoublets;
 /// the highest id shrinks the range past every free id below it). It refuses duplicate
 /// (source, target) pairs, which corrupt doublets' indexes, so every workload runs here first.
 /// </summary>
-public sealed class LinksModel : IModel<LinkRequest, Link>
+internal sealed class LinksModel : IModel<LinkRequest, Link>
 {
     readonly SortedDictionary<ulong, (ulong Source, ulong Target)> links = [];
     readonly SortedSet<(ulong, ulong)> outgoing = [];
@@ -136,7 +136,7 @@ public sealed class LinksModel : IModel<LinkRequest, Link>
 }
 
 /// <summary>The plain model of the typical-usage structures.</summary>
-public sealed class UsageModel : IModel<UsageRequest, Entry>
+internal sealed class UsageModel : IModel<UsageRequest, Entry>
 {
     readonly SortedDictionary<ulong, ulong> map = [];
     readonly LinkedList<ulong> queue = [];

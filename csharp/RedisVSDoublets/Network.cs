@@ -10,7 +10,7 @@ namespace RedisVSDoublets;
 /// a relay that delays each way by half the round trip. Disposing it removes it; <see
 /// cref="RemoveAll"/> does the same for an interrupt.
 /// </summary>
-public sealed unsafe class Network : IDisposable
+internal sealed unsafe class Network : IDisposable
 {
     nint handle;
 

@@ -9,7 +9,7 @@ namespace RedisVSDoublets;
 /// <c>--load B</c> measures concurrent users instead (the spec's load section) at background B,
 /// its filter matching <c>suite/operation/backend</c>.
 /// </summary>
-public sealed record Options(bool List, bool Test, Regex? Filter, string? Load = null)
+internal sealed record Options(bool List, bool Test, Regex? Filter, string? Load = null)
 {
     public const string Usage = "usage: RedisVSDoublets [--list] [--test] [--filter REGEX | REGEX]\n       RedisVSDoublets --load B [--filter REGEX]   (B background links or keys, e.g. 100000)";
 

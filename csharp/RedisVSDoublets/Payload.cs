@@ -1,19 +1,19 @@
 namespace RedisVSDoublets;
 
 /// <summary>What a payload request reports: a key and a number (a value's size, a counter, or how many keys a DEL removed).</summary>
-public readonly record struct Stored(ulong Key, ulong Value) : IComparable<Stored>
+internal readonly record struct Stored(ulong Key, ulong Value) : IComparable<Stored>
 {
     public int CompareTo(Stored other) => (Key, Value).CompareTo((other.Key, other.Value));
 }
 
-public enum PayloadVerb { Set, Get, Incr, Counter, Del }
+internal enum PayloadVerb { Set, Get, Incr, Counter, Del }
 
 /// <summary>
 /// The payload suite's requests, the same as the Rust side's PayloadRequest: values of real sizes
 /// under p:{key}, each key's counter under n:{key}. A value is built once, before anything is
 /// measured, and shared by the requests that write or expect it.
 /// </summary>
-public readonly record struct PayloadRequest(PayloadVerb Verb, ulong Key, byte[] Value) : IRequest<PayloadRequest, Stored>
+internal readonly record struct PayloadRequest(PayloadVerb Verb, ulong Key, byte[] Value) : IRequest<PayloadRequest, Stored>
 {
     public const ulong MaxKey = long.MaxValue;
     /// <summary>The largest value a request may write: 1 MiB keeps a whole iteration well within memory.</summary>
@@ -45,7 +45,7 @@ public readonly record struct PayloadRequest(PayloadVerb Verb, ulong Key, byte[]
     public override string ToString() => Verb is PayloadVerb.Set or PayloadVerb.Get ? $"{Verb} p:{Key} ({Value.Length} bytes)" : $"{Verb} {Key}";
 }
 
-public static class Values
+internal static class Values
 {
     /// <summary>
     /// The bytes <paramref name="key"/> holds at <paramref name="size"/> bytes: splitmix64's stream
@@ -83,7 +83,7 @@ public static class Values
 }
 
 /// <summary>The plain model of the payload suite: which keys hold a value of what size, and the counters.</summary>
-public sealed class PayloadModel : IModel<PayloadRequest, Stored>
+internal sealed class PayloadModel : IModel<PayloadRequest, Stored>
 {
     readonly SortedDictionary<ulong, int> sizes = [];
     readonly SortedDictionary<ulong, ulong> counters = [];
@@ -143,7 +143,7 @@ public sealed class PayloadModel : IModel<PayloadRequest, Stored>
 }
 
 /// <summary>Payload requests as the commands a cache's user sends; a GET's reply must be exactly the value written.</summary>
-public struct PayloadCodec : IRedisCodec<PayloadRequest, Stored>
+internal struct PayloadCodec : IRedisCodec<PayloadRequest, Stored>
 {
     public static string[] Keys { get; } = ["p:*", "n:*"];
 

@@ -7,7 +7,7 @@ namespace RedisVSDoublets;
 /// finish costs seconds: the round and the results path. The sizes, the memory they need and
 /// every request the Rust side checks when it hands the spec over (<see cref="Spec.Load"/>).
 /// </summary>
-public static class Preflight
+internal static class Preflight
 {
     /// <summary>Which round of a run this is (BENCHMARK_ROUND, from 1; default 1). Even rounds
     /// measure the backends in reverse order, so that drift over a run favours none of them.</summary>

@@ -4,7 +4,7 @@ using System.Globalization;
 namespace RedisVSDoublets;
 
 /// <summary>What a round costs, as the Rust side's Schedule says: its cells, and the seconds of their sampling, of what their fewest iterations take beyond it, of the stores' loads and of the checks after the cells.</summary>
-public readonly record struct Schedule(int Cells, double Sampling, double Beyond, double Loads, double Checks)
+internal readonly record struct Schedule(int Cells, double Sampling, double Beyond, double Loads, double Checks)
 {
     public double Seconds => Sampling + Beyond + Loads + Checks;
 
@@ -24,7 +24,7 @@ public readonly record struct Schedule(int Cells, double Sampling, double Beyond
 /// spec's estimate scaled by how the round so far compares with it. Lines, each followed by a bar
 /// where stderr is a terminal.
 /// </summary>
-public sealed class Progress(Schedule plan)
+internal sealed class Progress(Schedule plan)
 {
     static readonly bool Terminal = !Console.IsErrorRedirected;
     readonly Stopwatch started = Stopwatch.StartNew();

@@ -13,7 +13,7 @@ namespace RedisVSDoublets;
 /// Servers without functions (Garnet) get the same source without its <c>#!lua</c> line as one
 /// script, which runs the function its first argument names.
 /// </summary>
-public sealed class Library
+internal sealed class Library
 {
     public static readonly Library Links = new();
 
@@ -43,13 +43,13 @@ public sealed class Library
 }
 
 /// <summary>How a server runs the library: as functions, or (servers without them, like Garnet) as a script.</summary>
-public enum Scripting { Functions, Scripts }
+internal enum Scripting { Functions, Scripts }
 
 /// <summary>
 /// The library's functions as one server calls them: <c>FCALL name 0 …</c> or
 /// <c>EVALSHA sha 0 function …</c>, each head made once (commands are built inside measured loops).
 /// </summary>
-public sealed class Calls(string command, Func<string, object[]> head)
+internal sealed class Calls(string command, Func<string, object[]> head)
 {
     public string Command { get; } = command;
     public object[] CreatePoint { get; } = head("create_point");
@@ -66,7 +66,7 @@ public sealed class Calls(string command, Func<string, object[]> head)
 /// and when it ends (success, failure, Ctrl-C or SIGTERM) removes the keys it wrote and the library
 /// it loaded.
 /// </summary>
-public sealed class RedisServer : IDisposable
+internal sealed class RedisServer : IDisposable
 {
     /// <summary>What every suite needs of a server beyond its own commands: counting, finding and removing the run's keys, and transactions.</summary>
     static readonly string[] HarnessCommands = ["INFO", "COMMAND", "DBSIZE", "SCAN", "UNLINK", "CLIENT", "MULTI", "EXEC"];

@@ -3,7 +3,7 @@ using StackExchange.Redis;
 namespace RedisVSDoublets;
 
 /// <summary>How the requests of one iteration reach the server.</summary>
-public enum Mode
+internal enum Mode
 {
     /// <summary>Each request is one synchronous round trip.</summary>
     NonTransaction,
@@ -13,13 +13,13 @@ public enum Mode
     Pipeline,
 }
 
-public static class Modes
+internal static class Modes
 {
     public static readonly Mode[] All = [Mode.NonTransaction, Mode.Transaction, Mode.Pipeline];
 }
 
 /// <summary>How a suite's requests become Redis commands and how the replies are read.</summary>
-public interface IRedisCodec<TRequest, TFound>
+internal interface IRedisCodec<TRequest, TFound>
 {
     /// <summary>SCAN patterns that cover every key the suite writes, so a run can remove exactly its own.</summary>
     static abstract string[] Keys { get; }
@@ -35,7 +35,7 @@ public interface IRedisCodec<TRequest, TFound>
 /// and loads go through <paramref name="checks"/> (the bench gives every client's store the same
 /// StackExchange.Redis one), or through the client itself, pipelined in chunks.
 /// </summary>
-public sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, RedisServer server, IRedisClient? checks = null) : IStore<TRequest, TFound>, ILoadClient<TRequest, TFound>
+internal sealed class RedisStore<TRequest, TFound, TCodec>(IRedisClient client, RedisServer server, IRedisClient? checks = null) : IStore<TRequest, TFound>, ILoadClient<TRequest, TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
     where TCodec : struct, IRedisCodec<TRequest, TFound>
@@ -184,7 +184,7 @@ static class Endpoints
 }
 
 /// <summary>Link requests: changes call redis/links.lua, queries are one native read each.</summary>
-public struct LinksCodec : IRedisCodec<LinkRequest, Link>
+internal struct LinksCodec : IRedisCodec<LinkRequest, Link>
 {
     public static string[] Keys { get; } = ["links", "links:*", "out:*", "in:*", "pair:*"];
 
@@ -256,7 +256,7 @@ public struct LinksCodec : IRedisCodec<LinkRequest, Link>
 }
 
 /// <summary>Typical-usage requests as the native commands: strings k:{key}, the list queue, the set members.</summary>
-public struct UsageCodec : IRedisCodec<UsageRequest, Entry>
+internal struct UsageCodec : IRedisCodec<UsageRequest, Entry>
 {
     public static string[] Keys { get; } = ["k:*", "queue", "members"];
 

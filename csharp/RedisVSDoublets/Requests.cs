@@ -1,7 +1,7 @@
 namespace RedisVSDoublets;
 
 /// <summary>How many ids or values a run reported, and their sum (wrapping, as in Rust).</summary>
-public struct Tally : IEquatable<Tally>
+internal struct Tally : IEquatable<Tally>
 {
     public ulong Count;
     public ulong Sum;
@@ -19,13 +19,13 @@ public struct Tally : IEquatable<Tally>
 }
 
 /// <summary>Receives what a store found or changed; a struct sink costs no call through an interface.</summary>
-public interface ISink<T>
+internal interface ISink<T>
 {
     void Add(in T found);
 }
 
 /// <summary>A request type of one suite: built from a spec verb, counted by the id of what it reports.</summary>
-public interface IRequest<TSelf, TFound> where TFound : IComparable<TFound>
+internal interface IRequest<TSelf, TFound> where TFound : IComparable<TFound>
 {
     static abstract TSelf Build(string verb, ulong?[] args);
     static abstract ulong CountedAs(in TFound found);
@@ -38,7 +38,7 @@ public interface IRequest<TSelf, TFound> where TFound : IComparable<TFound>
 }
 
 /// <summary>A store that runs batches of requests: one batch is one benchmark iteration.</summary>
-public interface IStore<TRequest, TFound>
+internal interface IStore<TRequest, TFound>
 {
     void Run<TSink>(ReadOnlySpan<TRequest> batch, ref TSink sink) where TSink : struct, ISink<TFound>;
 
@@ -80,7 +80,7 @@ public interface IStore<TRequest, TFound>
 }
 
 /// <summary>The plain model a suite's stores are checked against.</summary>
-public interface IModel<TRequest, TFound> : IStore<TRequest, TFound>
+internal interface IModel<TRequest, TFound> : IStore<TRequest, TFound>
 {
     /// <summary>Read-only requests that pin the whole state down, probing ids at least up to <paramref name="upTo"/>.</summary>
     List<TRequest> Probes(ulong upTo);
@@ -93,7 +93,7 @@ public interface IModel<TRequest, TFound> : IStore<TRequest, TFound>
     List<TRequest> ProbesAround(IEnumerable<TFound> found);
 }
 
-public struct TallySink<TRequest, TFound> : ISink<TFound>
+internal struct TallySink<TRequest, TFound> : ISink<TFound>
     where TRequest : IRequest<TRequest, TFound>
     where TFound : IComparable<TFound>
 {
@@ -101,7 +101,7 @@ public struct TallySink<TRequest, TFound> : ISink<TFound>
     public void Add(in TFound found) => Tally.Add(TRequest.CountedAs(found));
 }
 
-public readonly struct ListSink<T>(List<T> items) : ISink<T>
+internal readonly struct ListSink<T>(List<T> items) : ISink<T>
 {
     public ListSink() : this([]) { }
     public List<T> Items => items;
@@ -109,24 +109,24 @@ public readonly struct ListSink<T>(List<T> items) : ISink<T>
 }
 
 /// <summary>A request refused before anything was written.</summary>
-public sealed class RequestException(string message) : Exception(message);
+internal sealed class RequestException(string message) : Exception(message);
 
-public readonly record struct Link(ulong Id, ulong Source, ulong Target) : IComparable<Link>
+internal readonly record struct Link(ulong Id, ulong Source, ulong Target) : IComparable<Link>
 {
     public static Link Point(ulong id) => new(id, id, id);
     public int CompareTo(Link other) => (Id, Source, Target).CompareTo((other.Id, other.Source, other.Target));
 }
 
-public readonly record struct Query(ulong? Id, ulong? Source, ulong? Target)
+internal readonly record struct Query(ulong? Id, ulong? Source, ulong? Target)
 {
     public bool Matches(Link link) =>
         (Id is not { } i || i == link.Id) && (Source is not { } s || s == link.Source) && (Target is not { } t || t == link.Target);
 }
 
-public enum LinkVerb { CreatePoint, Create, Update, Delete, Each }
+internal enum LinkVerb { CreatePoint, Create, Update, Delete, Each }
 
 /// <summary>The links-storage suite's requests, the same as the Rust side's LinkRequest.</summary>
-public readonly record struct LinkRequest(LinkVerb Verb, ulong Id, ulong Source, ulong Target, Query Query)
+internal readonly record struct LinkRequest(LinkVerb Verb, ulong Id, ulong Source, ulong Target, Query Query)
     : IRequest<LinkRequest, Link>
 {
     /// <summary>Values stay below 2^63 so every store means the same number by them.</summary>
@@ -184,15 +184,15 @@ public readonly record struct LinkRequest(LinkVerb Verb, ulong Id, ulong Source,
     public static void Validate(ReadOnlySpan<LinkRequest> batch) { }
 }
 
-public readonly record struct Entry(ulong Key, ulong Value) : IComparable<Entry>
+internal readonly record struct Entry(ulong Key, ulong Value) : IComparable<Entry>
 {
     public int CompareTo(Entry other) => (Key, Value).CompareTo((other.Key, other.Value));
 }
 
-public enum UsageVerb { Get, Set, Del, Incr, RPush, LPush, LPop, RPop, SAdd, SRem, SIsMember, Queue, Members }
+internal enum UsageVerb { Get, Set, Del, Incr, RPush, LPush, LPop, RPop, SAdd, SRem, SIsMember, Queue, Members }
 
 /// <summary>The typical-usage suite's requests, the same as the Rust side's UsageRequest.</summary>
-public readonly record struct UsageRequest(UsageVerb Verb, ulong Key, ulong Value) : IRequest<UsageRequest, Entry>
+internal readonly record struct UsageRequest(UsageVerb Verb, ulong Key, ulong Value) : IRequest<UsageRequest, Entry>
 {
     /// <summary>Keys, values and members run from 1 to the largest Redis counter.</summary>
     public const ulong Max = long.MaxValue;

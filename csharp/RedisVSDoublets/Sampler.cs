@@ -11,7 +11,7 @@ namespace RedisVSDoublets;
 /// Each sample is timed as a whole by the routine, which keeps the undo outside its timer.
 /// The result is the median of the per-sample averages and their standard deviation, in ns.
 /// </summary>
-public static class Sampler
+internal static class Sampler
 {
     public static (double MedianNs, double StdDevNs) Measure(SamplingDef sampling, Func<long, long> routine)
     {

@@ -6,15 +6,15 @@ using System.Text.Json.Serialization;
 namespace RedisVSDoublets;
 
 /// <summary>A spec error: the file, the line where known, and what is wrong.</summary>
-public sealed class SpecException(string message) : Exception(message);
+internal sealed class SpecException(string message) : Exception(message);
 
-public sealed class Text
+internal sealed class Text
 {
     public string En { get; set; } = "";
     public string Ru { get; set; } = "";
 }
 
-public sealed class SamplingDef
+internal sealed class SamplingDef
 {
     public string Mode { get; set; } = "";
     public int Samples { get; set; }
@@ -22,7 +22,7 @@ public sealed class SamplingDef
     public double MeasurementSeconds { get; set; }
 }
 
-public sealed class SizeDef
+internal sealed class SizeDef
 {
     public string Symbol { get; set; } = "";
     public string Key { get; set; } = "";
@@ -33,7 +33,7 @@ public sealed class SizeDef
     public Text Description { get; set; } = new();
 }
 
-public sealed class FamilyDef
+internal sealed class FamilyDef
 {
     public string Id { get; set; } = "";
     public string EnvValue { get; set; } = "";
@@ -50,7 +50,7 @@ public sealed class FamilyDef
     public double RestartSeconds { get; set; }
 }
 
-public sealed class BackendDef
+internal sealed class BackendDef
 {
     public string Name { get; set; } = "";
     public string Family { get; set; } = "";
@@ -62,14 +62,14 @@ public sealed class BackendDef
 }
 
 /// <summary>A command that rewrites a durable server's files from its data, and the INFO persistence fields (field:value) that all hold once it finished.</summary>
-public sealed class CompactDef
+internal sealed class CompactDef
 {
     public List<string> Command { get; set; } = [];
     public List<string> Done { get; set; } = [];
 }
 
 /// <summary>A RESP server the redis family can run on, and how a disposable one starts.</summary>
-public sealed class ServerDef
+internal sealed class ServerDef
 {
     public string Id { get; set; } = "";
     /// <summary>As tables and messages name it, and the first part of its backends' names.</summary>
@@ -121,19 +121,19 @@ public sealed class ServerDef
     public bool OnItsOwnHost => Start.Any(a => a.Contains("{host}", StringComparison.Ordinal));
 }
 
-public sealed class ExpectedDef
+internal sealed class ExpectedDef
 {
     public string Ids { get; set; } = "";
     public ulong? Times { get; set; }
 }
 
-public sealed class WorkDef
+internal sealed class WorkDef
 {
     public string? For { get; set; }
     public List<string> Do { get; set; } = [];
 }
 
-public sealed class BackgroundDef
+internal sealed class BackgroundDef
 {
     public Text Description { get; set; } = new();
     public string? For { get; set; }
@@ -141,7 +141,7 @@ public sealed class BackgroundDef
     public ExpectedDef Expected { get; set; } = new();
 }
 
-public sealed class OperationDef
+internal sealed class OperationDef
 {
     public string Id { get; set; } = "";
     public string Name { get; set; } = "";
@@ -152,7 +152,7 @@ public sealed class OperationDef
     public WorkDef? Undo { get; set; }
 }
 
-public sealed class SuiteDef
+internal sealed class SuiteDef
 {
     public string Id { get; set; } = "";
     public Text Name { get; set; } = new();
@@ -168,7 +168,7 @@ public sealed class SuiteDef
 }
 
 /// <summary>Microseconds per background request, by store (a server, else the family): its load with its checks, and one whole check after a cell.</summary>
-public sealed class OverheadDef
+internal sealed class OverheadDef
 {
     public Dictionary<string, double> Load { get; set; } = [];
     public Dictionary<string, double> Check { get; set; } = [];
@@ -177,7 +177,7 @@ public sealed class OverheadDef
 }
 
 /// <summary>Cells a client cannot run correctly: those of a suite, a mode, a server (its id), or where several are given, of all of them.</summary>
-public sealed class NotRunDef
+internal sealed class NotRunDef
 {
     public string? Suite { get; set; }
     public string? Mode { get; set; }
@@ -192,7 +192,7 @@ public sealed class NotRunDef
 /// A Redis client library every server backend runs through. The default client's cells keep the
 /// backend's name; the others' add their suffix (Redis_Pipeline_FreeRedis).
 /// </summary>
-public sealed class ClientDef
+internal sealed class ClientDef
 {
     /// <summary>The NuGet package, whose version the results record.</summary>
     public string Id { get; set; } = "";
@@ -208,7 +208,7 @@ public sealed class ClientDef
     public string Backend(string backend) => Suffix is null ? backend : $"{backend}_{Suffix}";
 }
 
-public sealed class SpecFile
+internal sealed class SpecFile
 {
     public List<SizeDef> Sizes { get; set; } = [];
     public List<FamilyDef> Families { get; set; } = [];
@@ -241,7 +241,7 @@ public sealed class SpecFile
     public object? Publish { get; set; }
 }
 
-public sealed class SplitDef
+internal sealed class SplitDef
 {
     public int Iterations { get; set; }
     public double Seconds { get; set; }
@@ -249,7 +249,7 @@ public sealed class SplitDef
     public Text Description { get; set; } = new();
 }
 
-public sealed class LoadDef
+internal sealed class LoadDef
 {
     public List<ulong> Sizes { get; set; } = [];
     public List<int> Clients { get; set; } = [];
@@ -263,23 +263,23 @@ public sealed class LoadDef
     public Text Description { get; set; } = new();
 }
 
-public sealed class LoadOperationDef
+internal sealed class LoadOperationDef
 {
     public string Id { get; set; } = "";
     public string? RedisBenchmark { get; set; }
 }
 
-public sealed class MemoryDef
+internal sealed class MemoryDef
 {
     public List<ulong> Sizes { get; set; } = [];
     public Text Description { get; set; } = new();
 }
 
 /// <summary>One request as the spec writes it (<c>update i 0 0</c>): a verb and arguments, null for <c>*</c>.</summary>
-public sealed record Template(string Verb, IReadOnlyList<Expr?> Args, string Text);
+internal sealed record Template(string Verb, IReadOnlyList<Expr?> Args, string Text);
 
 /// <summary>Requests run once, or once per value of a range.</summary>
-public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
+internal sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
 {
     /// <summary>The concrete requests for these sizes, built by <paramref name="build"/>.</summary>
     public List<T> Build<T>(ulong[] sizes, Func<string, ulong?[], T> build)
@@ -303,7 +303,7 @@ public sealed record Work(Interval? Range, IReadOnlyList<Template> Requests)
     public UInt128 Count(ulong[] sizes) => (Range is null ? 1 : Range.Count(sizes)) * (UInt128)Requests.Count;
 }
 
-public sealed record Expected(Interval Ids, ulong Times)
+internal sealed record Expected(Interval Ids, ulong Times)
 {
     public Tally Tally(ulong[] sizes)
     {
@@ -314,16 +314,16 @@ public sealed record Expected(Interval Ids, ulong Times)
     }
 }
 
-public sealed record Operation(string Id, string Name, Work Work, Expected Expected, Work? Undo);
+internal sealed record Operation(string Id, string Name, Work Work, Expected Expected, Work? Undo);
 
-public sealed record Suite(string Id, Text Name, IReadOnlyList<string> Backends, Work Background, Expected BackgroundExpected, IReadOnlyList<Operation> Operations);
+internal sealed record Suite(string Id, Text Name, IReadOnlyList<string> Backends, Work Background, Expected BackgroundExpected, IReadOnlyList<Operation> Operations);
 
 /// <summary>
 /// The benchmark spec (spec/benchmarks.yaml) and the run's choices, read and checked by the Rust
 /// side alone (through the C ABI, as its bench checks them, with the file, line and column of any
 /// refusal): this harness has no spec reader of its own, and evaluates the work's expressions only.
 /// </summary>
-public sealed unsafe partial class Spec
+internal sealed unsafe partial class Spec
 {
     public const string RelativePath = "spec/benchmarks.yaml";
 

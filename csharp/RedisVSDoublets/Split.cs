@@ -8,7 +8,7 @@ namespace RedisVSDoublets;
 /// commands it ran) and write the result line one way. Each iteration gives the server's
 /// <c>INFO cpu commandstats</c> just before and just after its work.
 /// </summary>
-public sealed unsafe partial class Split : IDisposable
+internal sealed unsafe partial class Split : IDisposable
 {
     [LibraryImport(Native.Library, EntryPoint = "split_new")] private static partial nint NativeNew();
     [LibraryImport(Native.Library, EntryPoint = "split_add")]

@@ -17,7 +17,7 @@ CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
 var sizes = new[] { args.Length > 0 ? ulong.Parse(args[0]) : 1000UL, args.Length > 1 ? ulong.Parse(args[1]) : 100UL };
 var filter = Environment.GetEnvironmentVariable("OVERHEAD_FILTER") ?? "";
 var root = Spec.FindRoot(Directory.GetCurrentDirectory());
-var spec = Spec.Load(Path.Combine(root, Spec.RelativePath), Bench.CheckRequest);
+var spec = Spec.Load(root, Environment.GetEnvironmentVariable);
 var over = new List<string>();
 Console.WriteLine($"B={sizes[0]}, N={sizes[1]}: medians of {Overhead.Rounds} rounds, harness and bare loop alternating every iteration");
 Console.WriteLine($"{"cell",-52} {"harness",12} {"bare loop",12} {"ratio",7}");
