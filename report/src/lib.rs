@@ -21,6 +21,7 @@
 //! - [`reproduce`]: fresh rounds against the published intervals.
 //! - [`variants`]: durable and distant stores beside the stores they vary.
 
+pub mod chart_files;
 pub mod charts;
 pub mod conditions;
 pub mod environment;
@@ -101,278 +102,134 @@ pub struct Args {
 /// Every file the report would write, with its new text. Refuses (naming the file and line)
 /// before anything is written.
 pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
-    let spec = Spec::load(&args.spec, &check_request)?;
-    let (files, memory, load) = read_results(&args.results)?;
-    let (files, busy) = measured::quiet(files, args.allow_busy);
-    for round in &busy {
-        eprintln!("left out: {round}");
-    }
-    if let Some(commit) = &args.commit {
-        for file in &files {
-            let measured = file.get("commit").unwrap_or_default();
-            if measured != commit {
-                bail!(
-                    "{}: measured commit {measured}, not {commit}, the commit being published",
-                    file.at("commit")
-                );
-            }
-        }
-    }
-    let root = args
-        .spec
-        .parent()
-        .and_then(Path::parent)
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let fingerprint = match &args.fingerprint {
-        Some(given) => given.clone(),
-        None => redis_vs_doublets::provenance::fingerprint(root, &spec.fingerprint)?,
-    };
-    // Before one set per piece is chosen: a piece of the checkout's code is done even while its
-    // set is not complete enough to be published.
-    let pending = plan::describe(&plan::pending(&spec, &files, &memory, &load, &fingerprint));
-    let measured::Selected {
-        files,
-        memory,
-        load,
-        dropped,
-    } = measured::select(files, memory, load, &spec);
-    for set in &dropped {
-        eprintln!("left out: {}", set.text);
-    }
-    let code = measured::Checkout::new(root, fingerprint, &spec.fingerprint)
-        .resolve(measured::recorded(&files, &memory, &load))?;
-    if args.require_current {
-        measured::require_current(&code)?;
-    }
-    let (variant_tables, tables): (Vec<_>, Vec<_>) =
-        tables::build(&spec, &files, &code, args.allow_missing)?
-            .into_iter()
-            .partition(|t| t.variants);
-    if tables.is_empty() && variant_tables.is_empty() && memory.is_empty() && load.is_empty() {
-        bail!("the inputs hold no measurements");
-    }
-
-    let mut outputs: Vec<(PathBuf, String)> = Vec::new();
-    // An operation's name, or its id where the suite has no such operation.
-    let op_name = |suite: &redis_vs_doublets::spec::Suite, id: &str| {
-        suite
-            .operations
-            .iter()
-            .find(|o| o.id == id)
-            .map_or(id.to_string(), |o| o.name.clone())
-    };
-    let names = |table: &tables::Table| -> Vec<String> {
-        let suite = spec
-            .suite(&table.suite)
-            .expect("tables are built from the spec");
-        table
-            .rows
-            .iter()
-            .map(|r| op_name(suite, &r.operation))
-            .collect()
-    };
-    // Every chart in both languages: the Russian README links the Russian ones.
-    let mut size_charts = std::collections::BTreeSet::new();
-    let mut memory_charts = std::collections::BTreeSet::new();
-    let colours = charts::Colours::new(&spec);
-    for lang in [Lang::En, Lang::Ru] {
-        let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
-        for table in &tables {
-            let suite = spec
-                .suite(&table.suite)
-                .expect("tables are built from the spec");
-            for kind in [charts::Kind::Time, charts::Kind::Relative] {
-                if kind == charts::Kind::Relative && !view::has_server(table) {
-                    continue; // nothing to be relative to
-                }
-                outputs.push((
-                    args.charts.join(view::chart_name(table, kind, lang)),
-                    charts::table(
-                        table,
-                        &names(table),
-                        kind,
-                        &view::chart_title(table, &text(&suite.name), kind, lang),
-                        &colours,
-                        lang,
-                    )?,
-                ));
-            }
-        }
-        for table in &tables {
-            let suite = spec
-                .suite(&table.suite)
-                .expect("tables are built from the spec");
-            for backend in view::split_backends(table) {
-                let cells: Vec<&tables::SplitCell> = table
-                    .splits
-                    .iter()
-                    .filter(|s| s.backend == backend)
-                    .collect();
-                let names: Vec<String> =
-                    cells.iter().map(|c| op_name(suite, &c.operation)).collect();
-                let cells: Vec<_> = cells.iter().map(|c| &c.split).collect();
-                outputs.push((
-                    args.charts
-                        .join(view::split_chart_name(table, backend, lang)),
-                    charts::split(
-                        &cells,
-                        &names,
-                        &view::split_chart_title(table, &text(&suite.name), backend, lang),
-                        lang,
-                    )?,
-                ));
-            }
-        }
-        for table in &variant_tables {
-            let suite = spec
-                .suite(&table.suite)
-                .expect("tables are built from the spec");
-            for kind in [variants::Kind::Durable, variants::Kind::Network] {
-                for group in variants::groups(&spec, table, kind) {
-                    let ratios = variants::ratio_table(table, &group);
-                    outputs.push((
-                        args.charts.join(variants::chart_name(table, &group, lang)),
-                        charts::table(
-                            &ratios,
-                            &names(&ratios),
-                            charts::Kind::Twin,
-                            &variants::chart_title(table, &group, &text(&suite.name), lang),
-                            &colours,
-                            lang,
-                        )?,
-                    ));
-                }
-            }
-        }
-        for clients in tables::clients(&spec, &tables) {
-            let suite = spec
-                .suite(&clients.suite)
-                .expect("tables are built from the spec");
-            for mode in &clients.modes {
-                let Some(table) = clients.for_mode(mode) else {
-                    continue;
-                };
-                outputs.push((
-                    args.charts
-                        .join(view::clients_chart_name(&clients, mode, lang)),
-                    charts::table(
-                        &table,
-                        &names(&table),
-                        charts::Kind::Time,
-                        &view::clients_chart_title(&clients, &text(&suite.name), mode, lang),
-                        &colours,
-                        lang,
-                    )?,
-                ));
-            }
-        }
-        for ((language, operations, operation), series) in size_series(&tables) {
-            let file = view::size_chart_name(&language, operations, &operation, lang);
-            let name = spec
-                .suites
-                .iter()
-                .flat_map(|s| &s.operations)
-                .find(|o| o.id == operation)
-                .map_or(operation.clone(), |o| o.name.clone());
-            let older = tables
-                .iter()
-                .filter(|t| t.language == language && t.operations == operations)
-                .map(|t| measured::mark(&t.measured, lang))
-                .find(|m| !m.is_empty())
-                .unwrap_or_default();
-            let title = view::size_chart_title(&language, &name, operations, lang) + &older;
-            outputs.push((
-                args.charts.join(&file),
-                charts::sizes(&series, &title, &colours, lang)?,
-            ));
-            size_charts.insert((language, operations, operation));
-        }
-        for run in &load {
-            for suite in &spec.suites {
-                for (kind, operation, by_store) in view::load_chart_series(&spec, run, &suite.id) {
-                    for metric in [charts::LoadMetric::PerSecond, charts::LoadMetric::P99] {
-                        let series: Vec<(String, Vec<(u64, f64)>)> = by_store
-                            .iter()
-                            .map(|(store, batch, points)| {
-                                let values = points
-                                    .iter()
-                                    .map(|(k, per_second, p99)| match metric {
-                                        charts::LoadMetric::PerSecond => (*k, *per_second),
-                                        charts::LoadMetric::P99 => (*k, *p99),
-                                    })
-                                    .collect();
-                                // A latency is one timed batch's: the legend says how big.
-                                let name = match metric {
-                                    charts::LoadMetric::P99 => {
-                                        view::batch_name(store, *batch, lang)
-                                    }
-                                    charts::LoadMetric::PerSecond => store.clone(),
-                                };
-                                (name, values)
-                            })
-                            .collect();
-                        let file = view::load_chart_name(run, &suite.id, kind, metric, lang);
-                        let title = view::load_chart_title(
-                            run.language(),
-                            &text(&suite.name),
-                            &operation,
-                            run.background,
-                            metric,
-                            lang,
-                        ) + &measured::run_mark(&code, &run.provenance, lang);
-                        outputs.push((
-                            args.charts.join(&file),
-                            charts::clients(&series, &title, metric, &colours, lang)?,
-                        ));
-                    }
-                }
-            }
-        }
-        for suite in &spec.suites {
-            let series = memory_series(&memory, &suite.id);
-            if series.iter().any(|(_, points)| points.len() > 1) {
-                let file = view::memory_chart_name(&suite.id, lang);
-                let older = memory
-                    .iter()
-                    .map(|r| measured::run_mark(&code, &r.provenance, lang))
-                    .find(|m| !m.is_empty())
-                    .unwrap_or_default();
-                let title = view::memory_chart_title(&text(&suite.name), lang) + &older;
-                outputs.push((
-                    args.charts.join(&file),
-                    charts::memory(&series, &title, &colours, lang)?,
-                ));
-                memory_charts.insert(suite.id.clone());
-            }
-        }
-    }
+    let inputs = Inputs::read(args)?;
+    let (mut outputs, drawn) = chart_files::all(args, &inputs)?;
     outputs.push((
         args.summary.clone(),
         serde_json::to_string_pretty(&json::results(
-            &spec,
-            &code,
-            (&tables, &variant_tables),
-            &memory,
-            &load,
-            headline::lines(&spec, &tables),
+            &inputs.spec,
+            &inputs.code,
+            (&inputs.tables, &inputs.variant_tables),
+            &inputs.memory,
+            &inputs.load,
+            headline::lines(&inputs.spec, &inputs.tables),
         ))? + "\n",
     ));
     outputs.push((args.summary.with_extension("schema.json"), json::schema()));
+    outputs.extend(documents(args, &inputs, &drawn)?);
+    Ok(outputs)
+}
 
+/// What every output is made from: the spec, and the measurements chosen to publish with the code
+/// they measured.
+pub struct Inputs {
+    pub spec: Spec,
+    pub code: measured::Code,
+    pub tables: Vec<tables::Table>,
+    /// The tables of durable and distant stores, beside their twins.
+    pub variant_tables: Vec<tables::Table>,
+    pub memory: Vec<MemoryRun>,
+    pub load: Vec<LoadRun>,
+    /// What the checkout's code still lacks, as the re-measure plan lists it.
+    pub pending: Vec<String>,
+}
+
+impl Inputs {
+    /// The result files read, the busy rounds and sets not to publish left out (and said), the
+    /// code each measured resolved against the checkout's, and the tables built.
+    fn read(args: &Args) -> Result<Self> {
+        let spec = Spec::load(&args.spec, &check_request)?;
+        let (files, memory, load) = read_results(&args.results)?;
+        let (files, busy) = measured::quiet(files, args.allow_busy);
+        for round in &busy {
+            eprintln!("left out: {round}");
+        }
+        if let Some(commit) = &args.commit {
+            for file in &files {
+                let measured = file.get("commit").unwrap_or_default();
+                if measured != commit {
+                    bail!(
+                        "{}: measured commit {measured}, not {commit}, the commit being published",
+                        file.at("commit")
+                    );
+                }
+            }
+        }
+        let root = args
+            .spec
+            .parent()
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let fingerprint = match &args.fingerprint {
+            Some(given) => given.clone(),
+            None => redis_vs_doublets::provenance::fingerprint(root, &spec.fingerprint)?,
+        };
+        // Before one set per piece is chosen: a piece of the checkout's code is done even while its
+        // set is not complete enough to be published.
+        let pending = plan::describe(&plan::pending(&spec, &files, &memory, &load, &fingerprint));
+        let measured::Selected {
+            files,
+            memory,
+            load,
+            dropped,
+        } = measured::select(files, memory, load, &spec);
+        for set in &dropped {
+            eprintln!("left out: {}", set.text);
+        }
+        let code = measured::Checkout::new(root, fingerprint, &spec.fingerprint)
+            .resolve(measured::recorded(&files, &memory, &load))?;
+        if args.require_current {
+            measured::require_current(&code)?;
+        }
+        let (variant_tables, tables): (Vec<_>, Vec<_>) =
+            tables::build(&spec, &files, &code, args.allow_missing)?
+                .into_iter()
+                .partition(|t| t.variants);
+        if tables.is_empty() && variant_tables.is_empty() && memory.is_empty() && load.is_empty() {
+            bail!("the inputs hold no measurements");
+        }
+        Ok(Self {
+            spec,
+            code,
+            tables,
+            variant_tables,
+            memory,
+            load,
+            pending,
+        })
+    }
+}
+
+/// The READMEs' spliced sections and every page, in both languages, linking the charts `drawn`.
+fn documents(
+    args: &Args,
+    inputs: &Inputs,
+    drawn: &chart_files::Drawn,
+) -> Result<Vec<(PathBuf, String)>> {
+    let Inputs {
+        spec,
+        code,
+        tables,
+        variant_tables,
+        memory,
+        load,
+        pending,
+    } = inputs;
+    let mut outputs = Vec::new();
     let command = args.command.clone().unwrap_or_else(command_line);
     let tera = templates()?;
     let build = |from: &Path, lang: Lang| {
         view::build(
-            &spec,
-            &code,
-            &tables,
-            &variant_tables,
-            &memory,
-            &load,
+            spec,
+            code,
+            tables,
+            variant_tables,
+            memory,
+            load,
             &view::Charts {
-                sizes: &size_charts,
-                memory: &memory_charts,
+                sizes: &drawn.sizes,
+                memory: &drawn.memory,
             },
             &relative(from, &args.charts),
             &relative(from, &args.pages),
@@ -388,7 +245,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
             .iter()
             .map(|p| {
                 (
-                    page_title(&spec, p, lang),
+                    page_title(spec, p, lang),
                     from_readme(p.file(lang)),
                     p.file(lang),
                 )
@@ -417,7 +274,7 @@ pub fn outputs(args: &Args) -> Result<Vec<(PathBuf, String)>> {
         for page in &pages {
             let file = args.pages.join(page.file(lang));
             let mut view = page.select(&for_pages);
-            view.page_title = page_title(&spec, page, lang);
+            view.page_title = page_title(spec, page, lang);
             view.pages = full.pages.clone();
             view.readme_link = relative(&file, path);
             view.pending = pending.clone();
