@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 use redis_vs_doublets::{
-    results::ResultFile,
+    results::{Measurement, ResultFile},
     spec::{Spec, Suite},
     split::Split,
 };
@@ -273,10 +273,26 @@ pub fn build(
     code: &BTreeMap<String, crate::measured::MeasuredCode>,
     allow_missing: bool,
 ) -> Result<Vec<Table>> {
+    let mut tables = Vec::new();
+    for (key, files) in runs(spec, files)? {
+        let run = Run::read(spec, key, files, code)?;
+        for suite in &spec.suites {
+            if let Some(table) = run.table(spec, suite, allow_missing)? {
+                tables.push(table);
+            }
+        }
+    }
+    Ok(tables)
+}
+
+/// What makes the files of one run: whether it ran variants, the language's index, B and N.
+type RunKey = (bool, usize, u64, u64);
+
+/// The files of each run: a run that measured a durable or distant store makes tables of its own
+/// ([`crate::variants`]).
+fn runs<'f>(spec: &Spec, files: &'f [ResultFile]) -> Result<BTreeMap<RunKey, Vec<&'f ResultFile>>> {
     let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
-    // (runs of variants, language index, B, N) → the files of that run: a run that measured a
-    // durable or distant store makes tables of its own ([`crate::variants`]).
-    let mut groups: BTreeMap<(bool, usize, u64, u64), Vec<&ResultFile>> = BTreeMap::new();
+    let mut runs: BTreeMap<RunKey, Vec<&ResultFile>> = BTreeMap::new();
     for file in files {
         let language = file.get("language").unwrap_or_default();
         let Some(index) = LANGUAGES.iter().position(|l| *l == language) else {
@@ -286,23 +302,44 @@ pub fn build(
                 LANGUAGES.join(", ")
             );
         };
-        groups
-            .entry((
-                crate::variants::varies(spec, file),
-                index,
-                size(file, b_key)?,
-                size(file, n_key)?,
-            ))
-            .or_default()
-            .push(file);
+        runs.entry((
+            crate::variants::varies(spec, file),
+            index,
+            size(file, b_key)?,
+            size(file, n_key)?,
+        ))
+        .or_default()
+        .push(file);
     }
+    Ok(runs)
+}
 
-    let mut tables = Vec::new();
-    for ((variants, language, b, n), group) in groups {
-        let first = group[0];
-        // Rounds measured at different commits of the same code share a table (a re-measure in
-        // pieces spans commits); rounds of different code never do.
-        for file in &group[1..] {
+/// One run's files read: its cells by (operation, backend) with their rounds, and what it ran.
+struct Run<'f> {
+    key: RunKey,
+    files: Vec<&'f ResultFile>,
+    measured: crate::measured::MeasuredCode,
+    cells: BTreeMap<(&'f str, &'f str), Vec<(u32, &'f Measurement)>>,
+    rounds: Vec<u32>,
+    /// The families its files ran.
+    families: Vec<&'f str>,
+    /// The servers its files ran (results from before servers were a choice name none: they
+    /// ran Redis).
+    servers: Vec<&'f str>,
+}
+
+impl<'f> Run<'f> {
+    /// Refuses files of different code (rounds measured at different commits of the same code
+    /// share a table: a re-measure in pieces spans commits), unknown operations and backends,
+    /// and cells given twice in a round.
+    fn read(
+        spec: &Spec,
+        key: RunKey,
+        files: Vec<&'f ResultFile>,
+        code: &BTreeMap<String, crate::measured::MeasuredCode>,
+    ) -> Result<Self> {
+        let first = files[0];
+        for file in &files[1..] {
             if file.get("fingerprint") != first.get("fingerprint") {
                 bail!(
                     "{} measured fingerprint {}, but {} measured {}: one table cannot mix them",
@@ -320,12 +357,9 @@ pub fn build(
                 first.at("fingerprint")
             );
         };
-        let mut cells: BTreeMap<
-            (&str, &str),
-            Vec<(u32, &redis_vs_doublets::results::Measurement)>,
-        > = BTreeMap::new();
+        let mut cells: BTreeMap<(&str, &str), Vec<(u32, &Measurement)>> = BTreeMap::new();
         let mut rounds: Vec<u32> = Vec::new();
-        for file in &group {
+        for file in &files {
             let round = match file.get("round") {
                 None => 1,
                 Some(text) => text.parse::<u32>().map_err(|_| {
@@ -369,142 +403,166 @@ pub fn build(
                 given.push((round, m));
             }
         }
-        let ran: Vec<&str> = group
-            .iter()
-            .flat_map(|f| f.get("families").unwrap_or_default().split(','))
-            .map(str::trim)
-            .collect();
-        // Results from before servers were a choice name none: they ran Redis.
-        let servers_ran: Vec<&str> = group
-            .iter()
-            .flat_map(|f| f.get("servers").unwrap_or("redis").split(','))
-            .map(str::trim)
-            .collect();
-        for suite in &spec.suites {
-            // A server no input ran has no column, nor a family that runs only when named (the
-            // durable stores): choosing them is not a gap.
-            let backends: Vec<String> = suite
-                .backends
+        let listed = |key: &str, unnamed: &'static str| -> Vec<&'f str> {
+            files
                 .iter()
-                .filter(|b| {
-                    let backend = spec.backend(b);
-                    backend
-                        .server
-                        .as_deref()
-                        .is_none_or(|s| servers_ran.contains(&s))
-                        && (spec.family(&backend.family).default
-                            || ran.contains(&backend.family.as_str()))
-                })
-                .cloned()
-                .collect();
-            let cell = |op: &str, backend: &str, name: &str| match cells.get(&(op, name)) {
-                Some(given) if given.len() < rounds.len() => Err(Absence::Missing),
-                Some(given) => Ok(Cell::from_rounds(
-                    given
-                        .iter()
-                        .map(|(r, m)| (*r, m.median_ns, m.sd_ns))
-                        .collect(),
-                )),
-                None if ran.contains(&spec.backend(backend).family.as_str()) => {
-                    Err(Absence::Missing)
-                }
-                None => Err(Absence::NotRun),
-            };
-            // The other clients a C# run measured: those its `clients` line names (until
-            // a88d688 its client line listed every client the harness had, measured or not), or
-            // in runs from before that line, those its client line names.
-            let used = |client: &str| {
-                group.iter().any(|f| match f.get("clients") {
-                    Some(ids) => ids.split(',').any(|id| id.trim() == client),
-                    None => f
-                        .get("client")
-                        .unwrap_or_default()
-                        .split("; ")
-                        .any(|u| u.starts_with(&format!("{client} "))),
-                })
-            };
-            let clients: Vec<ClientColumn> = spec
-                .clients
-                .iter()
-                .filter(|c| c.suffix.is_some() && LANGUAGES[language] == "csharp")
-                .filter(|c| used(&c.id))
-                .flat_map(|client| {
-                    backends
-                        .iter()
-                        .filter(|b| spec.backend(b).server.is_some())
-                        .map(|backend| {
-                            let name = format!(
-                                "{backend}_{}",
-                                client.suffix.as_deref().unwrap_or_default()
-                            );
-                            let cannot = client.refuses(&suite.id, spec.backend(backend)).is_some();
-                            ClientColumn {
-                                client: client.id.clone(),
-                                backend: backend.clone(),
-                                name: name.clone(),
-                                cells: suite
-                                    .operations
-                                    .iter()
-                                    .map(|op| match cell(&op.id, backend, &name) {
-                                        Err(_) if cannot => Err(Absence::ClientCannot),
-                                        other => other,
-                                    })
-                                    .collect(),
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let mut rows = Vec::new();
-            for op in &suite.operations {
-                let mut row: Vec<Result<Cell, Absence>> = backends
+                .flat_map(|f| f.get(key).unwrap_or(unnamed).split(','))
+                .map(str::trim)
+                .collect()
+        };
+        let (families, servers) = (listed("families", ""), listed("servers", "redis"));
+        Ok(Self {
+            key,
+            files,
+            measured,
+            cells,
+            rounds,
+            families,
+            servers,
+        })
+    }
+
+    /// The cell of `op` on `backend` (named `name`: the backend, or it through another client).
+    fn cell(&self, spec: &Spec, op: &str, backend: &str, name: &str) -> Result<Cell, Absence> {
+        match self.cells.get(&(op, name)) {
+            Some(given) if given.len() < self.rounds.len() => Err(Absence::Missing),
+            Some(given) => Ok(Cell::from_rounds(
+                given
                     .iter()
-                    .map(|backend| cell(&op.id, backend, backend))
-                    .collect();
-                let (fastest, servers) = mark(spec, &backends, &mut row);
-                rows.push(Row {
-                    operation: op.id.clone(),
-                    cells: row,
-                    fastest,
-                    servers,
-                });
+                    .map(|(r, m)| (*r, m.median_ns, m.sd_ns))
+                    .collect(),
+            )),
+            None if self
+                .families
+                .contains(&spec.backend(backend).family.as_str()) =>
+            {
+                Err(Absence::Missing)
             }
-            let table = Table {
-                variants,
-                language: LANGUAGES[language].to_string(),
-                suite: suite.id.clone(),
-                background: b,
-                operations: n,
-                backends: backends.clone(),
-                rows,
-                clients,
-                provenance: merge_provenance(&group, &[b_key, n_key, &"round".to_string()]),
-                sources: group.iter().map(|f| f.path.clone()).collect(),
-                rounds: rounds.len(),
-                measured: measured.clone(),
-                environment: environment(&group),
-                splits: splits(&group, suite),
-            };
-            let mut absent: Vec<String> = table
-                .absences()
-                .map(|(op, backend, _)| format!("{op}/{backend}"))
-                .collect();
-            if absent.len() == suite.operations.len() * backends.len() {
-                continue; // No input measured this suite at this size.
-            }
-            absent.extend(table.clients_missing());
-            if !absent.is_empty() && !allow_missing {
-                bail!(
-                    "{}: the table {} lacks {} (pass --allow-missing to publish it with gaps)",
-                    table.sources.join(", "),
-                    table.id(),
-                    absent.join(", ")
-                );
-            }
-            tables.push(table);
+            None => Err(Absence::NotRun),
         }
     }
-    Ok(tables)
+
+    /// The suite's backends a column is kept for: a server no input ran has none, nor a family
+    /// that runs only when named (the durable stores): choosing them is not a gap.
+    fn backends(&self, spec: &Spec, suite: &Suite) -> Vec<String> {
+        suite
+            .backends
+            .iter()
+            .filter(|b| {
+                let backend = spec.backend(b);
+                backend
+                    .server
+                    .as_deref()
+                    .is_none_or(|s| self.servers.contains(&s))
+                    && (spec.family(&backend.family).default
+                        || self.families.contains(&backend.family.as_str()))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Whether a C# run measured through `client`: its `clients` line names it (until a88d688 its
+    /// client line listed every client the harness had, measured or not), or in runs from before
+    /// that line, its client line does.
+    fn used(&self, client: &str) -> bool {
+        self.files.iter().any(|f| match f.get("clients") {
+            Some(ids) => ids.split(',').any(|id| id.trim() == client),
+            None => f
+                .get("client")
+                .unwrap_or_default()
+                .split("; ")
+                .any(|u| u.starts_with(&format!("{client} "))),
+        })
+    }
+
+    /// The columns of the other clients a C# run measured, on each server backend.
+    fn client_columns(&self, spec: &Spec, suite: &Suite, backends: &[String]) -> Vec<ClientColumn> {
+        let language = self.key.1;
+        spec.clients
+            .iter()
+            .filter(|c| c.suffix.is_some() && LANGUAGES[language] == "csharp")
+            .filter(|c| self.used(&c.id))
+            .flat_map(|client| {
+                backends
+                    .iter()
+                    .filter(|b| spec.backend(b).server.is_some())
+                    .map(|backend| {
+                        let name =
+                            format!("{backend}_{}", client.suffix.as_deref().unwrap_or_default());
+                        let cannot = client.refuses(&suite.id, spec.backend(backend)).is_some();
+                        ClientColumn {
+                            client: client.id.clone(),
+                            backend: backend.clone(),
+                            name: name.clone(),
+                            cells: suite
+                                .operations
+                                .iter()
+                                .map(|op| match self.cell(spec, &op.id, backend, &name) {
+                                    Err(_) if cannot => Err(Absence::ClientCannot),
+                                    other => other,
+                                })
+                                .collect(),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The run's table of `suite`, or none where no input measured the suite at this size;
+    /// missing cells are refused unless `allow_missing`.
+    fn table(&self, spec: &Spec, suite: &Suite, allow_missing: bool) -> Result<Option<Table>> {
+        let (variants, language, b, n) = self.key;
+        let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
+        let backends = self.backends(spec, suite);
+        let mut rows = Vec::new();
+        for op in &suite.operations {
+            let mut row: Vec<Result<Cell, Absence>> = backends
+                .iter()
+                .map(|backend| self.cell(spec, &op.id, backend, backend))
+                .collect();
+            let (fastest, servers) = mark(spec, &backends, &mut row);
+            rows.push(Row {
+                operation: op.id.clone(),
+                cells: row,
+                fastest,
+                servers,
+            });
+        }
+        let table = Table {
+            variants,
+            language: LANGUAGES[language].to_string(),
+            suite: suite.id.clone(),
+            background: b,
+            operations: n,
+            clients: self.client_columns(spec, suite, &backends),
+            backends,
+            rows,
+            provenance: merge_provenance(&self.files, &[b_key, n_key, &"round".to_string()]),
+            sources: self.files.iter().map(|f| f.path.clone()).collect(),
+            rounds: self.rounds.len(),
+            measured: self.measured.clone(),
+            environment: environment(&self.files),
+            splits: splits(&self.files, suite),
+        };
+        let mut absent: Vec<String> = table
+            .absences()
+            .map(|(op, backend, _)| format!("{op}/{backend}"))
+            .collect();
+        if absent.len() == suite.operations.len() * table.backends.len() {
+            return Ok(None); // No input measured this suite at this size.
+        }
+        absent.extend(table.clients_missing());
+        if !absent.is_empty() && !allow_missing {
+            bail!(
+                "{}: the table {} lacks {} (pass --allow-missing to publish it with gaps)",
+                table.sources.join(", "),
+                table.id(),
+                absent.join(", ")
+            );
+        }
+        Ok(Some(table))
+    }
 }
 
 /// The suite's split cells of a table's inputs, in the suite's order of operations, then the
