@@ -207,26 +207,13 @@ fn documents(
     inputs: &Inputs,
     drawn: &chart_files::Drawn,
 ) -> Result<Vec<(PathBuf, String)>> {
-    let Inputs {
-        spec,
-        code,
-        tables,
-        variant_tables,
-        memory,
-        load,
-        pending,
-    } = inputs;
+    let Inputs { spec, pending, .. } = inputs;
     let mut outputs = Vec::new();
     let command = args.command.clone().unwrap_or_else(command_line);
     let tera = templates()?;
     let build = |from: &Path, lang: Lang| {
         view::build(
-            spec,
-            code,
-            tables,
-            variant_tables,
-            memory,
-            load,
+            inputs,
             &view::Charts {
                 sizes: &drawn.sizes,
                 memory: &drawn.memory,

@@ -1176,33 +1176,28 @@ pub struct Charts<'a> {
     pub memory: &'a std::collections::BTreeSet<String>,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The view of every README section and page, in `lang`: the spec's method text, the inputs'
+/// tables, findings, memory and load, with links to the charts `charts` drew.
 pub fn build(
-    spec: &Spec,
-    code: &crate::measured::Code,
-    tables: &[Table],
-    variants: &[Table],
-    memory: &[MemoryRun],
-    load: &[LoadRun],
+    inputs: &crate::Inputs,
     charts: &Charts<'_>,
     charts_link: &str,
     pages_link: &str,
     command: &str,
     lang: Lang,
 ) -> View {
+    let crate::Inputs {
+        spec,
+        code,
+        tables,
+        variant_tables: variants,
+        memory,
+        load,
+        ..
+    } = inputs;
     let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
-    let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
     // Built once for every suite's section, not once per suite.
     let clients = crate::tables::clients(spec, tables);
-    let op_name = |id: &str| {
-        spec.suites
-            .iter()
-            .flat_map(|s| &s.operations)
-            .find(|o| o.id == id)
-            .map_or(id.to_string(), |o| o.name.clone())
-    };
-    let section =
-        |suite: &str, kind| crate::variants::views(spec, variants, suite, kind, charts_link, lang);
     let lines = crate::headline::lines(spec, tables);
     let (runs, mut common) = stated_once(runs(spec, tables, lang), lang);
     let older_code = crate::measured::older_code(tables, memory, load, code, lang);
@@ -1236,16 +1231,7 @@ pub fn build(
         wide_percent: (crate::stats::WIDE * 100.0).round(),
         level_percent: (crate::stats::LEVEL * 100.0).round(),
         level_rounds: crate::stats::rounds_for_level(),
-        sizes: spec
-            .sizes
-            .iter()
-            .map(|s| SizeView {
-                symbol: s.symbol.clone(),
-                env: s.env.clone(),
-                default: whole(s.default, lang),
-                description: text(&s.description),
-            })
-            .collect(),
+        sizes: size_views(spec, lang),
         family_env: spec.family_env.clone(),
         twins: spec
             .families
@@ -1265,153 +1251,221 @@ pub fn build(
         durable_tmpfs_env: spec.durable_tmpfs_env.clone(),
         server_env: spec.server_env.clone(),
         client_env: spec.client_env.clone(),
-        servers: spec
-            .servers
-            .iter()
-            .map(|s| ServerView {
-                id: s.id.clone(),
-                name: s.name.clone(),
-                default: s.default,
-                start: s
-                    .start
-                    .iter()
-                    .map(|a| {
-                        if a.is_empty() {
-                            "''".to_string()
-                        } else {
-                            a.clone()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                description: text(&s.description),
-                durable: s.durable.as_ref().map(text),
-                check: text(&s.check),
-                split_missing: s.split_missing.as_ref().map(text),
-            })
-            .collect(),
+        servers: server_views(spec, lang),
         split: spec.split.as_ref().map(|plan| text(&plan.description)),
-        clients: spec
-            .clients
-            .iter()
-            .map(|c| ClientView {
-                id: c.id.clone(),
-                suffix: c.suffix.clone(),
-                description: text(&c.description),
-                not_run: c
-                    .not_run
-                    .iter()
-                    .map(|n| (not_run_cells(spec, n, lang), text(&n.why)))
-                    .collect(),
-            })
-            .collect(),
-        families: spec
-            .families
-            .iter()
-            .map(|f| FamilyView {
-                id: f.id.clone(),
-                env_value: f.env_value.clone(),
-                default: f.default,
-                durable: f.durable.as_ref().map(text),
-                mode: format!("{:?}", f.sampling.mode).to_lowercase(),
-                samples: f.sampling.samples,
-                warm_up: seconds(f.sampling.warm_up_seconds),
-                measurement: seconds(f.sampling.measurement_seconds),
-                backends: spec
-                    .backends
-                    .iter()
-                    .filter(|b| b.family == f.id)
-                    .map(|b| BackendView {
-                        name: b.name.clone(),
-                        description: text(&b.description),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        clients: client_views(spec, lang),
+        families: family_views(spec, lang),
         suites: spec
             .suites
             .iter()
-            .map(|suite| SuiteView {
-                id: suite.id.clone(),
-                name: text(&suite.name),
-                background: text(&suite.background_description),
-                background_work: work(&suite.background),
-                operations: suite
-                    .operations
-                    .iter()
-                    .map(|op| OperationView {
-                        id: op.id.clone(),
-                        name: op.name.clone(),
-                        requests: requests_per_iteration(&op.work),
-                        description: text(&op.description),
-                        work: work(&op.work),
-                        undo: op.undo.as_ref().map(work),
-                        expected: range_text(&op.expected.ids.to_string(), lang),
-                        times: op.expected.times,
-                    })
-                    .collect(),
-                memory: memory_view(
-                    &suite.id,
-                    code,
-                    memory,
-                    charts
-                        .memory
-                        .contains(&suite.id)
-                        .then(|| format!("{charts_link}/{}", memory_chart_name(&suite.id, lang))),
-                    &suite.backends,
-                    lang,
-                ),
-                load: load_views(spec, code, load, &suite.id, charts_link, lang),
-                load_summary: load_summaries(spec, load, &suite.id, lang),
-                durable: section(&suite.id, crate::variants::Kind::Durable),
-                network: section(&suite.id, crate::variants::Kind::Network),
-                left_out: suite.left_out.values().map(&text).collect(),
-                clients: clients
-                    .iter()
-                    .filter(|t| t.suite == suite.id)
-                    .map(|t| clients_view(spec, t, &op_name, charts_link, lang))
-                    .collect(),
-                tables: tables
-                    .iter()
-                    .filter(|t| t.suite == suite.id)
-                    .map(|t| table(spec, t, tables, &op_name, charts_link, lang))
-                    .collect(),
-                size_charts: {
-                    let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> =
-                        BTreeMap::new();
-                    for (language, operations, operation) in charts.sizes {
-                        if suite.operations.iter().any(|o| &o.id == operation) {
-                            let file = size_chart_name(language, *operations, operation, lang);
-                            by_language
-                                .entry((language.clone(), *operations))
-                                .or_default()
-                                .push((op_name(operation), format!("{charts_link}/{file}")));
-                        }
-                    }
-                    let mut views: Vec<(u64, SizeChartsView)> = by_language
-                        .into_iter()
-                        .map(|((language, operations), mut charts)| {
-                            charts.sort_by_key(|(name, _)| {
-                                suite.operations.iter().position(|o| &o.name == name)
-                            });
-                            let view = SizeChartsView {
-                                language: language_name(&language).to_string(),
-                                operations_text: whole(operations, lang),
-                                charts,
-                            };
-                            (operations, view)
-                        })
-                        .collect();
-                    views.sort_by_key(|(n, v)| (v.language != "Rust", *n));
-                    let views: Vec<SizeChartsView> = views.into_iter().map(|(_, v)| v).collect();
-                    views
-                },
-            })
+            .map(|suite| suite_view(inputs, suite, &clients, charts, charts_link, lang))
             .collect(),
         memory_method: spec.memory.as_ref().map(|m| text(&m.description)),
         load_method: spec.load.as_ref().map(|l| text(&l.description)),
         fingerprint_paths: spec.fingerprint.clone(),
     }
+}
+
+/// An operation's name by its id (any suite's), or the id.
+fn operation_name(spec: &Spec, id: &str) -> String {
+    spec.suites
+        .iter()
+        .flat_map(|s| &s.operations)
+        .find(|o| o.id == id)
+        .map_or(id.to_string(), |o| o.name.clone())
+}
+
+/// The sizes as the method text gives them: symbol, variable, default.
+fn size_views(spec: &Spec, lang: Lang) -> Vec<SizeView> {
+    spec.sizes
+        .iter()
+        .map(|s| SizeView {
+            symbol: s.symbol.clone(),
+            env: s.env.clone(),
+            default: whole(s.default, lang),
+            description: lang.text(&s.description),
+        })
+        .collect()
+}
+
+/// The servers as the method text gives them: how each starts and is checked.
+fn server_views(spec: &Spec, lang: Lang) -> Vec<ServerView> {
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    spec.servers
+        .iter()
+        .map(|s| ServerView {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            default: s.default,
+            start: s
+                .start
+                .iter()
+                .map(|a| {
+                    if a.is_empty() {
+                        "''".to_string()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            description: text(&s.description),
+            durable: s.durable.as_ref().map(text),
+            check: text(&s.check),
+            split_missing: s.split_missing.as_ref().map(text),
+        })
+        .collect()
+}
+
+/// The .NET clients, with the cells each cannot run and why.
+fn client_views(spec: &Spec, lang: Lang) -> Vec<ClientView> {
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    spec.clients
+        .iter()
+        .map(|c| ClientView {
+            id: c.id.clone(),
+            suffix: c.suffix.clone(),
+            description: text(&c.description),
+            not_run: c
+                .not_run
+                .iter()
+                .map(|n| (not_run_cells(spec, n, lang), text(&n.why)))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The families with their sampling and backends.
+fn family_views(spec: &Spec, lang: Lang) -> Vec<FamilyView> {
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
+    spec.families
+        .iter()
+        .map(|f| FamilyView {
+            id: f.id.clone(),
+            env_value: f.env_value.clone(),
+            default: f.default,
+            durable: f.durable.as_ref().map(text),
+            mode: format!("{:?}", f.sampling.mode).to_lowercase(),
+            samples: f.sampling.samples,
+            warm_up: seconds(f.sampling.warm_up_seconds),
+            measurement: seconds(f.sampling.measurement_seconds),
+            backends: spec
+                .backends
+                .iter()
+                .filter(|b| b.family == f.id)
+                .map(|b| BackendView {
+                    name: b.name.clone(),
+                    description: text(&b.description),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// One suite's section: its method text, tables, clients, memory, load and variant stores.
+fn suite_view(
+    inputs: &crate::Inputs,
+    suite: &redis_vs_doublets::spec::Suite,
+    clients: &[crate::tables::ClientsTable],
+    charts: &Charts<'_>,
+    charts_link: &str,
+    lang: Lang,
+) -> SuiteView {
+    let crate::Inputs {
+        spec,
+        code,
+        tables,
+        variant_tables: variants,
+        memory,
+        load,
+        ..
+    } = inputs;
+    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let op_name = |id: &str| operation_name(spec, id);
+    let section =
+        |suite: &str, kind| crate::variants::views(spec, variants, suite, kind, charts_link, lang);
+    SuiteView {
+        id: suite.id.clone(),
+        name: text(&suite.name),
+        background: text(&suite.background_description),
+        background_work: work(&suite.background),
+        operations: suite
+            .operations
+            .iter()
+            .map(|op| OperationView {
+                id: op.id.clone(),
+                name: op.name.clone(),
+                requests: requests_per_iteration(&op.work),
+                description: text(&op.description),
+                work: work(&op.work),
+                undo: op.undo.as_ref().map(work),
+                expected: range_text(&op.expected.ids.to_string(), lang),
+                times: op.expected.times,
+            })
+            .collect(),
+        memory: memory_view(
+            &suite.id,
+            code,
+            memory,
+            charts
+                .memory
+                .contains(&suite.id)
+                .then(|| format!("{charts_link}/{}", memory_chart_name(&suite.id, lang))),
+            &suite.backends,
+            lang,
+        ),
+        load: load_views(spec, code, load, &suite.id, charts_link, lang),
+        load_summary: load_summaries(spec, load, &suite.id, lang),
+        durable: section(&suite.id, crate::variants::Kind::Durable),
+        network: section(&suite.id, crate::variants::Kind::Network),
+        left_out: suite.left_out.values().map(&text).collect(),
+        clients: clients
+            .iter()
+            .filter(|t| t.suite == suite.id)
+            .map(|t| clients_view(spec, t, &op_name, charts_link, lang))
+            .collect(),
+        tables: tables
+            .iter()
+            .filter(|t| t.suite == suite.id)
+            .map(|t| table(spec, t, tables, &op_name, charts_link, lang))
+            .collect(),
+        size_charts: size_charts(suite, charts, charts_link, lang),
+    }
+}
+
+/// A suite's charts of time against B, by language and N (Rust first), each operation's in the
+/// suite's order.
+fn size_charts(
+    suite: &redis_vs_doublets::spec::Suite,
+    charts: &Charts<'_>,
+    charts_link: &str,
+    lang: Lang,
+) -> Vec<SizeChartsView> {
+    let mut by_language: BTreeMap<(String, u64), Vec<(String, String)>> = BTreeMap::new();
+    for (language, operations, operation) in charts.sizes {
+        if let Some(op) = suite.operations.iter().find(|o| &o.id == operation) {
+            let file = size_chart_name(language, *operations, operation, lang);
+            by_language
+                .entry((language.clone(), *operations))
+                .or_default()
+                .push((op.name.clone(), format!("{charts_link}/{file}")));
+        }
+    }
+    let mut views: Vec<(u64, SizeChartsView)> = by_language
+        .into_iter()
+        .map(|((language, operations), mut charts)| {
+            charts.sort_by_key(|(name, _)| suite.operations.iter().position(|o| &o.name == name));
+            let view = SizeChartsView {
+                language: language_name(&language).to_string(),
+                operations_text: whole(operations, lang),
+                charts,
+            };
+            (operations, view)
+        })
+        .collect();
+    views.sort_by_key(|(n, v)| (v.language != "Rust", *n));
+    views.into_iter().map(|(_, v)| v).collect()
 }
 
 fn table(
