@@ -55,49 +55,8 @@ fn run() -> anyhow::Result<()> {
         session.families.join(", ")
     );
     let round = preflight::round(|var| std::env::var(var).ok())?;
-    let redis = session.families.iter().any(|f| f == "redis");
-    let disposable = match redis {
-        true => Server::disposable_ids(&spec)?,
-        false => Vec::new(),
-    };
-    let durable = spec.durable(&session.families, &disposable);
-    if durable || redis {
-        cleanup::stop_on_interrupt()?;
-    }
-    let folder = if durable {
-        let needed = durable::needed(&spec, &session.families, &session.sizes);
-        let folder = durable::Folder::new(&spec, |var| std::env::var(var).ok(), needed)?;
-        eprintln!("durable stores keep their files in {}", folder.describe);
-        Some(folder)
-    } else {
-        None
-    };
-    let servers = if redis {
-        let servers = Server::from_env(&spec, folder.as_ref())?;
-        for server in &servers {
-            server.preflight(session.allow_flush)?;
-            eprintln!(
-                "{} at {} ({})",
-                server.describe(),
-                server.shown(),
-                server.scripting.describe()
-            );
-            if let Some(words) = &server.split_refused {
-                eprintln!(
-                    "{}: where its time goes is not reported, since it refused INFO cpu commandstats: {words}",
-                    server.describe()
-                );
-            }
-        }
-        servers
-    } else {
-        Vec::new()
-    };
-    let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
-    let networks = provenance::networks(&servers)?;
-    if let Some(networks) = &networks {
-        eprintln!("over a network: {networks}");
-    }
+    let started = start(&spec, &session)?;
+    let server_ids: Vec<&str> = started.servers.iter().map(|s| s.kind.id.as_str()).collect();
     if selection.list {
         // As Criterion lists, without loading or checking a store.
         for cell in spec.cells(&session.families, &server_ids) {
@@ -128,7 +87,8 @@ fn run() -> anyhow::Result<()> {
         );
     }
     let mut progress = Progress::new(&schedule);
-    let first = servers
+    let first = started
+        .servers
         .first()
         .map(|s| (s.kind.name.as_str(), s.url.as_str()));
     calibration::record(Moment::Start, first)?;
@@ -150,7 +110,7 @@ fn run() -> anyhow::Result<()> {
             servers: &server_ids,
             allow_flush: session.allow_flush,
             reversed: round % 2 == 0,
-            folder: folder.as_ref(),
+            folder: started.folder.as_ref(),
             selection: &selection,
             criterion: &mut criterion,
             progress: &mut progress,
@@ -161,17 +121,19 @@ fn run() -> anyhow::Result<()> {
         match suite.id.as_str() {
             "links" => run_suite::<LinkRequest, LinksModel, _, _>(
                 &mut runner,
-                &servers,
+                &started.servers,
                 links::united_store,
                 links::split_store,
             )?,
             "typical" => run_suite::<UsageRequest, UsageModel, _, _>(
                 &mut runner,
-                &servers,
+                &started.servers,
                 typical::united_store,
                 typical::split_store,
             )?,
-            "payload" => run_servers::<PayloadRequest, PayloadModel>(&mut runner, &servers)?,
+            "payload" => {
+                run_servers::<PayloadRequest, PayloadModel>(&mut runner, &started.servers)?
+            }
             other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
         }
         runner.finish()?;
@@ -180,50 +142,130 @@ fn run() -> anyhow::Result<()> {
     calibration::record(Moment::End, first)?;
     progress.finish(round);
 
-    if let Some(path) = session.results {
-        if measured.is_empty() {
-            bail!("BENCHMARK_RESULTS={}: no cell was measured (test mode or a filter), so no result file was written", path.display());
-        }
-        let mut text = String::new();
-        let mut lines = provenance::rust();
-        lines.extend(
-            spec.sizes
-                .iter()
-                .zip(&session.sizes)
-                .map(|(size, value)| (size.key.as_str(), value.to_string())),
-        );
-        lines.push(("families", session.families.join(",")));
-        if let Some(folder) = &folder {
-            lines.push(("durable", folder.describe.clone()));
-        }
-        lines.push(("round", round.to_string()));
-        lines.push(("fingerprint", session.fingerprint.clone()));
-        if !servers.is_empty() {
-            lines.push(("servers", server_ids.join(",")));
-            lines.push(("redis", provenance::servers(&servers)));
-            if let Some(unsplit) = provenance::unsplit(&servers) {
-                lines.push(("unsplit", unsplit));
-            }
-            if let Some(networks) = &networks {
-                lines.push(("network", networks.clone()));
-            }
-        }
-        lines.extend(provenance::common());
-        for (key, value) in lines {
-            text.push_str(&format!("# {key}: {value}\n"));
-        }
-        measured
-            .iter()
-            .for_each(|line| text.push_str(&format!("{line}\n")));
-        // Written whole at the end: a failed or interrupted run leaves no partial file.
-        std::fs::write(&path, text)
-            .with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
-        eprintln!(
-            "wrote {} checked cells to {}",
-            measured.len(),
-            path.display()
-        );
+    if let Some(path) = &session.results {
+        write_results(path, &spec, &session, round, &started, &measured)?;
     }
+    Ok(())
+}
+
+/// What a run starts before its first cell: the durable stores' folder, the servers (checked),
+/// and the networks to the distant ones.
+struct Started {
+    folder: Option<durable::Folder>,
+    servers: Vec<Server>,
+    /// The networks and their measured round trips, for the result file.
+    networks: Option<String>,
+}
+
+/// Starts what the run's families and servers need, each refused before any work where it cannot
+/// run, with Ctrl-C set to stop and remove it all.
+fn start(spec: &Spec, session: &Session) -> anyhow::Result<Started> {
+    let redis = session.families.iter().any(|f| f == "redis");
+    let disposable = match redis {
+        true => Server::disposable_ids(spec)?,
+        false => Vec::new(),
+    };
+    let durable = spec.durable(&session.families, &disposable);
+    if durable || redis {
+        cleanup::stop_on_interrupt()?;
+    }
+    let folder = if durable {
+        let needed = durable::needed(spec, &session.families, &session.sizes);
+        let folder = durable::Folder::new(spec, |var| std::env::var(var).ok(), needed)?;
+        eprintln!("durable stores keep their files in {}", folder.describe);
+        Some(folder)
+    } else {
+        None
+    };
+    let servers = if redis {
+        let servers = Server::from_env(spec, folder.as_ref())?;
+        for server in &servers {
+            server.preflight(session.allow_flush)?;
+            eprintln!(
+                "{} at {} ({})",
+                server.describe(),
+                server.shown(),
+                server.scripting.describe()
+            );
+            if let Some(words) = &server.split_refused {
+                eprintln!(
+                "{}: where its time goes is not reported, since it refused INFO cpu commandstats: {words}",
+                server.describe()
+            );
+            }
+        }
+        servers
+    } else {
+        Vec::new()
+    };
+    let networks = provenance::networks(&servers)?;
+    if let Some(networks) = &networks {
+        eprintln!("over a network: {networks}");
+    }
+    Ok(Started {
+        folder,
+        servers,
+        networks,
+    })
+}
+
+/// Writes the result file: the run's conditions, then every measured cell's bencher line (and
+/// split), whole at the end, so that a failed or interrupted run leaves no partial file.
+fn write_results(
+    path: &Path,
+    spec: &Spec,
+    session: &Session,
+    round: u32,
+    started: &Started,
+    measured: &[String],
+) -> anyhow::Result<()> {
+    let Started {
+        folder,
+        servers,
+        networks,
+    } = started;
+    let server_ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
+    if measured.is_empty() {
+        bail!("BENCHMARK_RESULTS={}: no cell was measured (test mode or a filter), so no result file was written", path.display());
+    }
+    let mut text = String::new();
+    let mut lines = provenance::rust();
+    lines.extend(
+        spec.sizes
+            .iter()
+            .zip(&session.sizes)
+            .map(|(size, value)| (size.key.as_str(), value.to_string())),
+    );
+    lines.push(("families", session.families.join(",")));
+    if let Some(folder) = folder {
+        lines.push(("durable", folder.describe.clone()));
+    }
+    lines.push(("round", round.to_string()));
+    lines.push(("fingerprint", session.fingerprint.clone()));
+    if !servers.is_empty() {
+        lines.push(("servers", server_ids.join(",")));
+        lines.push(("redis", provenance::servers(servers)));
+        if let Some(unsplit) = provenance::unsplit(servers) {
+            lines.push(("unsplit", unsplit));
+        }
+        if let Some(networks) = networks {
+            lines.push(("network", networks.clone()));
+        }
+    }
+    lines.extend(provenance::common());
+    for (key, value) in lines {
+        text.push_str(&format!("# {key}: {value}\n"));
+    }
+    measured
+        .iter()
+        .for_each(|line| text.push_str(&format!("{line}\n")));
+    // Written whole at the end: a failed or interrupted run leaves no partial file.
+    std::fs::write(path, text).with_context(|| format!("BENCHMARK_RESULTS={}", path.display()))?;
+    eprintln!(
+        "wrote {} checked cells to {}",
+        measured.len(),
+        path.display()
+    );
     Ok(())
 }
 
