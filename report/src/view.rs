@@ -1372,19 +1372,12 @@ fn suite_view(
     charts_link: &str,
     lang: Lang,
 ) -> SuiteView {
-    let crate::Inputs {
-        spec,
-        code,
-        tables,
-        variant_tables: variants,
-        memory,
-        load,
-        ..
-    } = inputs;
+    let (spec, code, load) = (&inputs.spec, &inputs.code, &inputs.load);
     let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
     let op_name = |id: &str| operation_name(spec, id);
-    let section =
-        |suite: &str, kind| crate::variants::views(spec, variants, suite, kind, charts_link, lang);
+    let section = |suite: &str, kind| {
+        crate::variants::views(spec, &inputs.variant_tables, suite, kind, charts_link, lang)
+    };
     SuiteView {
         id: suite.id.clone(),
         name: text(&suite.name),
@@ -1407,7 +1400,7 @@ fn suite_view(
         memory: memory_view(
             &suite.id,
             code,
-            memory,
+            &inputs.memory,
             charts
                 .memory
                 .contains(&suite.id)
@@ -1425,10 +1418,11 @@ fn suite_view(
             .filter(|t| t.suite == suite.id)
             .map(|t| clients_view(spec, t, &op_name, charts_link, lang))
             .collect(),
-        tables: tables
+        tables: inputs
+            .tables
             .iter()
             .filter(|t| t.suite == suite.id)
-            .map(|t| table(spec, t, tables, &op_name, charts_link, lang))
+            .map(|t| table(spec, t, &inputs.tables, &op_name, charts_link, lang))
             .collect(),
         size_charts: size_charts(suite, charts, charts_link, lang),
     }
