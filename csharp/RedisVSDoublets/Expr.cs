@@ -3,8 +3,12 @@ using System.Text.Json.Serialization;
 
 namespace RedisVSDoublets;
 
-/// <summary>One term of an expression: <c>i</c>, a size (its index in the spec's order) or a whole number, with its sign.</summary>
-internal sealed record Term(int Sign, string Kind, ulong Value);
+/// <summary>What a term is: <c>i</c>, a size (its value the size's index in the spec's order) or a whole number.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<TermKind>))]
+internal enum TermKind { I, Size, Number }
+
+/// <summary>One term of an expression, with its sign.</summary>
+internal sealed record Term(int Sign, TermKind Kind, ulong Value);
 
 /// <summary>
 /// The spec's small arithmetic (sums and differences of i, the sizes and whole numbers) as the
@@ -19,9 +23,10 @@ internal sealed class Expr(IReadOnlyList<Term> terms)
         foreach (var (sign, kind, value) in terms)
             sum += sign * kind switch
             {
-                "i" => i ?? throw new InvalidOperationException("i is used only inside a for range"),
-                "size" => (Int128)sizes[value],
-                _ => (Int128)value,
+                TermKind.I => i ?? throw new InvalidOperationException("i is used only inside a for range"),
+                TermKind.Size => (Int128)sizes[value],
+                TermKind.Number => (Int128)value,
+                _ => throw new InvalidOperationException($"an unknown term {kind}"),
             };
         return sum;
     }
