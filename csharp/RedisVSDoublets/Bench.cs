@@ -67,22 +67,7 @@ internal sealed class Bench(Options options)
 
         foreach (var suite in spec.Suites)
         {
-            switch (suite.Id)
-            {
-                case "links":
-                    RunSuite<LinkRequest, Link, LinksModel, LinksCodec>(suite, new LinksModel(),
-                        (layout, name) => new DoubletsLinks(layout, FolderFor(name), name));
-                    break;
-                case "typical":
-                    RunSuite<UsageRequest, Entry, UsageModel, UsageCodec>(suite, new UsageModel(),
-                        (layout, name) => new DoubletsUsage(layout, FolderFor(name), name));
-                    break;
-                case "payload":
-                    RunSuite<PayloadRequest, Stored, PayloadModel, PayloadCodec>(suite, new PayloadModel(), doublets: null);
-                    break;
-                default:
-                    throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
-            }
+            Suites.Visit(spec, suite, new SuiteCells(this));
         }
         if (!options.Test)
         {
@@ -108,11 +93,7 @@ internal sealed class Bench(Options options)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: a load run of some clients ({spec.File.ClientEnv}) is not a result file (the report needs every cell)");
         foreach (var suite in spec.Suites)
         {
-            switch (suite.Id)
-            {
-                case "links": LoadBench.CheckShares<LinkRequest, Link, LinksModel>(spec, load, suite, sizes); break;
-                case "typical": LoadBench.CheckShares<UsageRequest, Entry, UsageModel>(spec, load, suite, sizes); break;
-            }
+            Suites.Visit(spec, suite, new LoadShares(spec, load, sizes));
         }
         using var stop = StartServers();
         var clock = LoadCell.ClockCost();
@@ -216,6 +197,31 @@ internal sealed class Bench(Options options)
     /// <summary>Whether any operation of <paramref name="suite"/> runs as the cell backend <paramref name="name"/>.</summary>
     bool Selected(Suite suite, string name, string backend) =>
         suite.Backends.Contains(backend) && Runs(backend) && suite.Operations.Any(op => options.Keeps($"{op.Id}/{name}"));
+
+    /// <summary>A suite's cells: on its doublets stores, if doublets runs it, and on each server.</summary>
+    sealed class SuiteCells(Bench bench) : ISuiteWork
+    {
+        void ISuiteWork.Servers<TRequest, TFound, TModel, TCodec>(Suite suite) =>
+            bench.RunSuite<TRequest, TFound, TModel, TCodec>(suite, new TModel(), doublets: null);
+
+        void ISuiteWork.Doublets<TRequest, TFound, TModel, TCodec>(Suite suite, Func<Layout, DurableFolder?, string, IStore<TRequest, TFound>> doublets) =>
+            bench.RunSuite<TRequest, TFound, TModel, TCodec>(suite, new TModel(), (layout, name) => doublets(layout, bench.FolderFor(name), name));
+    }
+
+    /// <summary>Before any load work: every client of every load operation gets its share, and
+    /// every load operation is of a suite doublets runs (concurrent clients are measured beside
+    /// its shared store).</summary>
+    sealed class LoadShares(Spec spec, LoadDef load, ulong[] sizes) : ISuiteWork
+    {
+        void ISuiteWork.Servers<TRequest, TFound, TModel, TCodec>(Suite suite)
+        {
+            if (load.Operations.FirstOrDefault(o => suite.Operations.Any(s => s.Id == o.Id)) is { } op)
+                throw new SpecException($"{spec.Path}: the load measures {op.Id} of the suite {suite.Id}, which doublets does not run");
+        }
+
+        void ISuiteWork.Doublets<TRequest, TFound, TModel, TCodec>(Suite suite, Func<Layout, DurableFolder?, string, IStore<TRequest, TFound>> doublets) =>
+            LoadBench.CheckShares<TRequest, TFound, TModel>(spec, load, suite, sizes);
+    }
 
     /// <summary>
     /// A suite on its doublets stores, in the spec's order (unless <paramref name="doublets"/> is

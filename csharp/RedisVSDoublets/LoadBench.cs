@@ -62,26 +62,28 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
 
     public List<Figure> Run()
     {
-        cells = spec.Suites.Where(s => s.Id != "payload")
+        cells = spec.Suites
             .Sum(suite => Stores(suite, doublets: true).Sum(store => Operations(suite).Count(op => Keeps(suite.Id, op.Id, store.Backend))) * load.Clients.Count);
         Console.Error.WriteLine($"B = {sizes[0]}: {cells} cells of {string.Join(", ", load.Clients)} clients: about {cells * (load.WarmUpSeconds + load.Seconds) / 60:F1} min, loads and checks on top");
         var started = System.Diagnostics.Stopwatch.StartNew();
         foreach (var suite in spec.Suites)
         {
-            switch (suite.Id)
-            {
-                case "links": RunSuite<LinkRequest, Link, LinksModel, LinksCodec>(suite, layout => new DoubletsLinks(layout)); break;
-                case "typical": RunSuite<UsageRequest, Entry, UsageModel, UsageCodec>(suite, layout => new DoubletsUsage(layout)); break;
-                // Concurrent users on values of real sizes are not measured (the spec's load
-                // section names no payload operation).
-                case "payload": break;
-                default: throw new SpecException($"{spec.Path}: no store implements the suite \"{suite.Id}\"");
-            }
+            Suites.Visit(spec, suite, new SuiteCells(this));
         }
         var took = started.Elapsed.TotalMinutes;
         var estimate = cells * (load.WarmUpSeconds + load.Seconds) / 60;
         Console.Error.WriteLine($"measured {done} cells in {took:F1} min against the estimate's {estimate:F1} min ({took / Math.Max(estimate, 1e-9):F2}×)");
         return figures;
+    }
+
+    /// <summary>A suite's load cells, beside doublets' shared store; a suite doublets does not run
+    /// has no load operation (refused before any work).</summary>
+    sealed class SuiteCells(LoadBench bench) : ISuiteWork
+    {
+        void ISuiteWork.Servers<TRequest, TFound, TModel, TCodec>(Suite suite) { }
+
+        void ISuiteWork.Doublets<TRequest, TFound, TModel, TCodec>(Suite suite, Func<Layout, DurableFolder?, string, IStore<TRequest, TFound>> doublets) =>
+            bench.RunSuite<TRequest, TFound, TModel, TCodec>(suite, layout => doublets(layout, null, ""));
     }
 
     void RunSuite<TRequest, TFound, TModel, TCodec>(Suite suite, Func<Layout, IStore<TRequest, TFound>> doublets)

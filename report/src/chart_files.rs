@@ -6,7 +6,7 @@
 use std::{collections::BTreeSet, path::PathBuf};
 
 use anyhow::Result;
-use redis_vs_doublets::spec::Suite;
+use contract::spec::Suite;
 
 use crate::{
     charts, format::Lang, measured, memory_series, size_series, tables, variants, view, Args,

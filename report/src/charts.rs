@@ -46,7 +46,7 @@ pub struct Colours {
 }
 
 impl Colours {
-    pub fn new(spec: &redis_vs_doublets::spec::Spec) -> Self {
+    pub fn new(spec: &contract::spec::Spec) -> Self {
         Self {
             backends: spec.backends.iter().map(|b| b.name.clone()).collect(),
             suffixes: spec
@@ -274,7 +274,7 @@ type SplitPart = (
     &'static str,
     &'static str,
     RGBColor,
-    fn(&redis_vs_doublets::split::Split) -> f64,
+    fn(&contract::split::Split) -> f64,
 );
 
 /// Where one server backend's time goes in a table ([`crate::tables::SplitCell`]): a bar per
@@ -282,7 +282,7 @@ type SplitPart = (
 /// and MULTI/EXEC's own time, and the rest (round trip, protocol, client). Shares, not times: the
 /// rest can be a thousand times the execution, which a linear axis of times would hide.
 pub fn split(
-    cells: &[&redis_vs_doublets::split::Split],
+    cells: &[&contract::split::Split],
     names: &[String],
     title: &str,
     lang: Lang,

@@ -3,7 +3,7 @@
 //! ratio against one request per round trip, with what another round trip would make of those
 //! ratios.
 
-use redis_vs_doublets::spec::Spec;
+use contract::spec::Spec;
 
 use crate::{
     format::{duration, whole, Lang},

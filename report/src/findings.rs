@@ -2,7 +2,7 @@
 //! (never written by hand), each with its range over sizes and languages and a link to its
 //! tables. A statement the data does not support at some size says where.
 
-use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, spec::Spec};
+use contract::{load::LoadRun, memory::MemoryRun, spec::Spec};
 use serde::Serialize;
 
 use crate::{
@@ -90,31 +90,13 @@ fn page_links(languages: &[&str], suite: &str, pages: &str, lang: Lang) -> Strin
         .join(" · ")
 }
 
-/// Whether an operation only reads: every request of its work is one that concurrent clients of
-/// an in-process store run under the shared lock (the suite's own [`Request::reads`]).
+/// Whether an operation only reads: no request of its work writes (the suite's `reads`, which the
+/// benches hold the stores to) and it has no undo.
 pub fn reads_only(spec: &Spec, operation: &str) -> bool {
-    use redis_vs_doublets::{
-        links::LinkRequest, payload::PayloadRequest, store::Request, typical::UsageRequest,
-    };
-    fn all_read<R: Request>(work: &redis_vs_doublets::spec::Work) -> bool {
-        work.requests(&[1000, 10], R::build)
-            .is_ok_and(|requests| requests.iter().all(R::reads))
-    }
-    spec.suites.iter().any(|suite| {
-        suite
-            .operations
-            .iter()
-            .filter(|o| o.id == operation)
-            .any(|o| {
-                // The one place the report names the suites' request types.
-                match suite.id.as_str() {
-                    "links" => all_read::<LinkRequest>(&o.work),
-                    "typical" => all_read::<UsageRequest>(&o.work),
-                    "payload" => all_read::<PayloadRequest>(&o.work),
-                    _ => false,
-                }
-            })
-    })
+    spec.suites
+        .iter()
+        .flat_map(|suite| &suite.operations)
+        .any(|o| o.id == operation && !o.writes())
 }
 
 /// Every statement, in reading order: one per question (against Redis' fastest mode, against one
@@ -449,15 +431,13 @@ pub fn load_scaling(spec: &Spec, runs: &[LoadRun]) -> Option<[Scaling; 3]> {
             .iter()
             .any(|b| b.name == backend && b.family == "doublets")
     };
-    let class = |f: &redis_vs_doublets::load::Figure| match (
-        doublets(&f.backend),
-        reads_only(spec, &f.operation),
-    ) {
-        (true, true) => Some(0),
-        (true, false) => Some(1),
-        _ if f.backend == "Redis_NonTransaction" => Some(2),
-        _ => None,
-    };
+    let class =
+        |f: &contract::load::Figure| match (doublets(&f.backend), reads_only(spec, &f.operation)) {
+            (true, true) => Some(0),
+            (true, false) => Some(1),
+            _ if f.backend == "Redis_NonTransaction" => Some(2),
+            _ => None,
+        };
     let mut changes: [Vec<f64>; 3] = Default::default();
     let mut most: [Vec<f64>; 3] = Default::default();
     let mut p99: [Vec<f64>; 3] = Default::default();

@@ -35,7 +35,7 @@ impl Lang {
     }
 
     /// The spec's text in this language.
-    pub fn text(self, text: &redis_vs_doublets::spec::Text) -> String {
+    pub fn text(self, text: &contract::spec::Text) -> String {
         match self {
             Lang::En => text.en.clone(),
             Lang::Ru => text.ru.clone(),

@@ -3,7 +3,7 @@
 //! its interval over the rounds and that interval's level, and a verdict only where the level is
 //! 95% or more ([`crate::stats`]).
 
-use redis_vs_doublets::spec::Spec;
+use contract::spec::Spec;
 use serde::Serialize;
 
 use crate::{

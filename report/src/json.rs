@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::{
-    load::{BenchmarkFigure, LoadRun},
+use contract::{
+    load::{self, BenchmarkFigure, LoadRun},
     memory::{Figure, MemoryRun},
 };
 use schemars::JsonSchema;
@@ -17,7 +17,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 12;
+pub const VERSION: u32 = 13;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -111,31 +111,12 @@ pub struct LoadJson {
     pub provenance: BTreeMap<String, Value>,
     /// The code it measured, and whether that is the checkout's. New in version 8.
     pub measured: Option<MeasuredCode>,
-    pub figures: Vec<LoadFigureJson>,
+    /// One per load cell (an operation on a store with K clients), as the result file holds it,
+    /// requests per second to 3 significant digits. Changed in version 13: the latencies are one
+    /// object, `latency_ns`, as in the result files.
+    pub figures: Vec<load::Figure>,
     /// redis-benchmark beside the server cells: the same server, clients and depth (Rust's runs).
     pub redis_benchmark: Vec<BenchmarkFigure>,
-}
-
-/// One load cell: an operation on a store with K clients.
-#[derive(Serialize, JsonSchema)]
-pub struct LoadFigureJson {
-    pub suite: String,
-    pub operation: String,
-    pub backend: String,
-    /// K: concurrent clients.
-    pub clients: usize,
-    /// Requests per timed batch: a server's pipeline depth, or an in-process store's batch.
-    pub batch: usize,
-    /// Requests all clients completed in the measured time.
-    pub requests: u64,
-    /// Requests per second, all clients together, to 3 significant digits.
-    pub per_second: f64,
-    /// Latency of a timed batch, in nanoseconds: median, 90th, 99th and 99.9th percentiles, maximum.
-    pub p50_ns: u64,
-    pub p90_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
-    pub max_ns: u64,
 }
 
 /// One language, suite and size: a row per operation, a cell per backend.
@@ -274,7 +255,7 @@ pub struct FigureJson {
 
 /// The JSON the report writes.
 pub fn results(
-    spec: &redis_vs_doublets::spec::Spec,
+    spec: &contract::spec::Spec,
     code: &Code,
     (tables, variant_tables): (&[Table], &[Table]),
     memory: &[MemoryRun],
@@ -305,19 +286,9 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
         figures: run
             .figures
             .iter()
-            .map(|f| LoadFigureJson {
-                suite: f.suite.clone(),
-                operation: f.operation.clone(),
-                backend: f.backend.clone(),
-                clients: f.clients,
-                batch: f.batch,
-                requests: f.requests,
+            .map(|f| load::Figure {
                 per_second: three_digits(f.per_second),
-                p50_ns: f.latency_ns.p50,
-                p90_ns: f.latency_ns.p90,
-                p99_ns: f.latency_ns.p99,
-                p999_ns: f.latency_ns.p999,
-                max_ns: f.latency_ns.max,
+                ..f.clone()
             })
             .collect(),
         redis_benchmark: run
@@ -332,7 +303,7 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
 }
 
 /// Every variant of a table against its twin.
-fn variants(spec: &redis_vs_doublets::spec::Spec, t: &Table) -> Vec<VariantJson> {
+fn variants(spec: &contract::spec::Spec, t: &Table) -> Vec<VariantJson> {
     use crate::variants::{self, Kind};
     let mut out = Vec::new();
     for kind in [Kind::Durable, Kind::Network] {

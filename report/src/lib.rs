@@ -47,10 +47,8 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use contract::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
 use format::{russian_form, Lang};
-use redis_vs_doublets::{
-    check_request, load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec,
-};
 
 #[derive(Parser)]
 #[command(about = "Turns result files into the README tables, charts and method text")]
@@ -138,7 +136,7 @@ impl Inputs {
     /// The result files read, the busy rounds and sets not to publish left out (and said), the
     /// code each measured resolved against the checkout's, and the tables built.
     fn read(args: &Args) -> Result<Self> {
-        let spec = Spec::load(&args.spec, &check_request)?;
+        let spec = Spec::load(&args.spec)?;
         let (files, memory, load) = read_results(&args.results)?;
         let (files, busy) = measured::quiet(files, args.allow_busy);
         for round in &busy {
@@ -163,7 +161,7 @@ impl Inputs {
             .unwrap_or(Path::new("."));
         let fingerprint = match &args.fingerprint {
             Some(given) => given.clone(),
-            None => redis_vs_doublets::provenance::fingerprint(root, &spec.fingerprint)?,
+            None => contract::fingerprint::fingerprint(root, &spec.fingerprint)?,
         };
         // Before one set per piece is chosen: a piece of the checkout's code is done even while its
         // set is not complete enough to be published.
@@ -345,7 +343,7 @@ pub fn tables_of(spec: &Spec, root: &Path, paths: &[PathBuf]) -> Result<Vec<tabl
     let (files, memory, load) = read_results(paths)?;
     let (files, _) = measured::quiet(files, false);
     let selected = measured::select(files, memory, load, spec);
-    let fingerprint = redis_vs_doublets::provenance::fingerprint(root, &spec.fingerprint)?;
+    let fingerprint = contract::fingerprint::fingerprint(root, &spec.fingerprint)?;
     let recorded = measured::recorded(&selected.files, &selected.memory, &selected.load);
     let code = measured::Checkout::new(root, fingerprint, &spec.fingerprint).resolve(recorded)?;
     tables::build(spec, &selected.files, &code, true)

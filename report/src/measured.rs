@@ -11,7 +11,7 @@ use std::{
 };
 
 use anyhow::{bail, Result};
-use redis_vs_doublets::{
+use contract::{
     load::LoadRun,
     memory::MemoryRun,
     results::ResultFile,
@@ -178,7 +178,7 @@ impl Checkout {
     }
 
     fn spec_measures_otherwise(&self, commit: &str) -> Result<bool> {
-        use redis_vs_doublets::provenance::measured;
+        use contract::fingerprint::measured;
         let Some(then) = self.git(&["show", &format!("{commit}:{SPEC_PATH}")]) else {
             return Ok(true); // no spec then: it changed
         };
@@ -279,7 +279,7 @@ pub fn mark(measured: &MeasuredCode, lang: Lang) -> String {
 }
 
 /// The bench result files of rounds during which the machine was quiet, and a line for each
-/// busy one left out: other processes used more than provenance::BUSY_ABOVE of its CPU time, so
+/// busy one left out: other processes used more than conditions::BUSY_ABOVE of its CPU time, so
 /// its figures measured a shared machine. `allow_busy` keeps them (their tables then say "busy").
 pub fn quiet(files: Vec<ResultFile>, allow_busy: bool) -> (Vec<ResultFile>, Vec<String>) {
     if allow_busy {
@@ -329,7 +329,7 @@ pub fn select(
     files: Vec<ResultFile>,
     memory: Vec<MemoryRun>,
     load: Vec<LoadRun>,
-    spec: &redis_vs_doublets::spec::Spec,
+    spec: &contract::spec::Spec,
 ) -> Selected {
     let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
     let mut dropped = Vec::new();

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use redis_vs_doublets::{results::ResultFile, spec::Spec};
+use contract::{results::ResultFile, spec::Spec};
 
 /// One family's cells: Doublets' (`server` and `client` empty), or a server family's on one
 /// server through one client (empty for Rust's redis-rs, the only client it has).

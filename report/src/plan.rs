@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use redis_vs_doublets::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
+use contract::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
 
 use crate::parts::{self, Part};
 
@@ -240,7 +240,7 @@ pub fn pending(
     for size in &publish.bench {
         let (b, n) = (size.background, size.operations);
         for round in 1..=size.rounds {
-            for language in redis_vs_doublets::spec::LANGUAGES {
+            for language in contract::spec::LANGUAGES {
                 let held = held(language, b, n, round);
                 let servers = size.servers.get(language).unwrap_or(servers);
                 for piece in split(spec, language, b, n, round, servers) {

@@ -23,11 +23,7 @@ pub struct Agreement {
 }
 
 /// Compares each fresh table with the published one of its language, suite and size.
-pub fn compare(
-    spec: &redis_vs_doublets::spec::Spec,
-    published: &[Table],
-    fresh: &[Table],
-) -> Agreement {
+pub fn compare(spec: &contract::spec::Spec, published: &[Table], fresh: &[Table]) -> Agreement {
     let mut a = Agreement::default();
     let same = |p: &&Table, f: &Table| {
         (&p.language, &p.suite, p.background, p.operations)

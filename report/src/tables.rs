@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
-use redis_vs_doublets::{
+use contract::{
     results::{Measurement, ResultFile},
     spec::{Spec, Suite},
     split::Split,
@@ -14,7 +14,7 @@ use redis_vs_doublets::{
 use serde::Serialize;
 
 /// The languages a result file may name, in table order.
-pub use redis_vs_doublets::spec::LANGUAGES;
+pub use contract::spec::LANGUAGES;
 
 pub use crate::stats::Verdict;
 
@@ -106,7 +106,7 @@ pub struct Environment {
     pub other_processes: Option<String>,
     /// The share the hypervisor gave to other machines.
     pub steal: Option<String>,
-    /// `quiet`, or `busy` where other processes used more than provenance::BUSY_ABOVE.
+    /// `quiet`, or `busy` where other processes used more than conditions::BUSY_ABOVE.
     pub machine: Option<String>,
 }
 
@@ -164,7 +164,7 @@ pub struct Table {
     pub splits: Vec<SplitCell>,
 }
 
-/// Where one server cell's time went ([`redis_vs_doublets::split`]), per iteration in nanoseconds:
+/// Where one server cell's time went ([`contract::split`]), per iteration in nanoseconds:
 /// each figure is the median over the rounds that split the cell of that round's mean iteration.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct SplitCell {

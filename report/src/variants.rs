@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::{results::ResultFile, spec::Spec};
+use contract::{results::ResultFile, spec::Spec};
 use serde::Serialize;
 
 use crate::{
@@ -58,7 +58,7 @@ pub fn twin(spec: &Spec, backend: &str) -> Option<String> {
 
 /// When a durable store's files are synced, in a few words: the `fsync` of its server or family
 /// (`id`).
-pub fn fsync<'s>(spec: &'s Spec, id: &str) -> Option<&'s redis_vs_doublets::spec::Text> {
+pub fn fsync<'s>(spec: &'s Spec, id: &str) -> Option<&'s contract::spec::Text> {
     match spec.servers.iter().find(|s| s.id == id) {
         Some(server) => server.fsync.as_ref(),
         None => spec.families.iter().find(|f| f.id == id)?.fsync.as_ref(),
@@ -129,7 +129,7 @@ pub fn pairs(spec: &Spec, table: &Table, kind: Kind) -> Vec<Pair> {
 }
 
 /// The round trip measured to each server on a host of its own, in µs, as a result file's network
-/// line gives it ([`redis_vs_doublets::provenance::networks`]: "RedisRack: …, round trip 278 µs
+/// line gives it (the bench's `provenance::networks`: "RedisRack: …, round trip 278 µs
 /// median, …; RedisRegion: …"), by server name. A table whose rounds differ gets the median.
 pub fn round_trips(table: &Table) -> BTreeMap<String, f64> {
     let Some(line) = table.provenance.get(Kind::Network.word()) else {
@@ -635,7 +635,6 @@ mod tests {
     fn spec() -> Spec {
         Spec::load(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
-            &redis_vs_doublets::check_request,
         )
         .unwrap()
     }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use redis_vs_doublets::{
+use contract::{
     load::LoadRun,
     memory::{Figure, MemoryRun},
     spec::{Spec, Work},
@@ -545,12 +545,7 @@ pub fn load_chart_title(
 
 /// What a load table's server rows are, per language: Rust's through redis-rs at each depth, C#'s
 /// one request at a time per client through each client library, named by its suffix.
-fn load_rows_note(
-    spec: &Spec,
-    load: &redis_vs_doublets::spec::Load,
-    run: &LoadRun,
-    lang: Lang,
-) -> String {
+fn load_rows_note(spec: &Spec, load: &contract::spec::Load, run: &LoadRun, lang: Lang) -> String {
     let client = run.provenance.get("client").cloned().unwrap_or_default();
     if run.language() == "rust" {
         let deep: Vec<String> = load
@@ -928,7 +923,7 @@ fn clients_view(
     charts_link: &str,
     lang: Lang,
 ) -> ClientsView {
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     let mut rows = Vec::new();
     let mut cannot = Vec::new();
     for (operation, by_client) in &t.rows {
@@ -1195,7 +1190,7 @@ pub fn build(
         load,
         ..
     } = inputs;
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     // Built once for every suite's section, not once per suite.
     let clients = crate::tables::clients(spec, tables);
     let lines = crate::headline::lines(spec, tables);
@@ -1219,8 +1214,8 @@ pub fn build(
         older_code,
         pending: Vec::new(),
         environment: crate::environment::rows(tables, lang),
-        busy_percent: (redis_vs_doublets::provenance::BUSY_ABOVE * 100.0).round(),
-        pings: redis_vs_doublets::calibration::PINGS,
+        busy_percent: (contract::conditions::BUSY_ABOVE * 100.0).round(),
+        pings: contract::conditions::PINGS,
         headline: headline_views(spec, &lines, lang),
         pages: Vec::new(),
         load_link: String::new(),
@@ -1290,7 +1285,7 @@ fn size_views(spec: &Spec, lang: Lang) -> Vec<SizeView> {
 
 /// The servers as the method text gives them: how each starts and is checked.
 fn server_views(spec: &Spec, lang: Lang) -> Vec<ServerView> {
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     spec.servers
         .iter()
         .map(|s| ServerView {
@@ -1319,7 +1314,7 @@ fn server_views(spec: &Spec, lang: Lang) -> Vec<ServerView> {
 
 /// The .NET clients, with the cells each cannot run and why.
 fn client_views(spec: &Spec, lang: Lang) -> Vec<ClientView> {
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     spec.clients
         .iter()
         .map(|c| ClientView {
@@ -1337,7 +1332,7 @@ fn client_views(spec: &Spec, lang: Lang) -> Vec<ClientView> {
 
 /// The families with their sampling and backends.
 fn family_views(spec: &Spec, lang: Lang) -> Vec<FamilyView> {
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     let seconds = |s: f64| crate::format::trim_zeros(significant(s, lang));
     spec.families
         .iter()
@@ -1366,14 +1361,14 @@ fn family_views(spec: &Spec, lang: Lang) -> Vec<FamilyView> {
 /// One suite's section: its method text, tables, clients, memory, load and variant stores.
 fn suite_view(
     inputs: &crate::Inputs,
-    suite: &redis_vs_doublets::spec::Suite,
+    suite: &contract::spec::Suite,
     clients: &[crate::tables::ClientsTable],
     charts: &Charts<'_>,
     charts_link: &str,
     lang: Lang,
 ) -> SuiteView {
     let (spec, code, load) = (&inputs.spec, &inputs.code, &inputs.load);
-    let text = |t: &redis_vs_doublets::spec::Text| lang.text(t);
+    let text = |t: &contract::spec::Text| lang.text(t);
     let op_name = |id: &str| operation_name(spec, id);
     let section = |suite: &str, kind| {
         crate::variants::views(spec, &inputs.variant_tables, suite, kind, charts_link, lang)
@@ -1431,7 +1426,7 @@ fn suite_view(
 /// A suite's charts of time against B, by language and N (Rust first), each operation's in the
 /// suite's order.
 fn size_charts(
-    suite: &redis_vs_doublets::spec::Suite,
+    suite: &contract::spec::Suite,
     charts: &Charts<'_>,
     charts_link: &str,
     lang: Lang,
@@ -1668,7 +1663,7 @@ fn splits(spec: &Spec, t: &Table, op_name: &dyn Fn(&str) -> String, lang: Lang) 
 
 /// The cells a client's `not_run` entry covers, as the method page names them: "the Payloads
 /// suite, Transaction mode", "the RedisUnix server".
-fn not_run_cells(spec: &Spec, n: &redis_vs_doublets::spec::NotRun, lang: Lang) -> String {
+fn not_run_cells(spec: &Spec, n: &contract::spec::NotRun, lang: Lang) -> String {
     let suite = n.suite.as_deref().map(|id| {
         let name = spec
             .suite(id)

@@ -58,10 +58,9 @@ fn fixture(name: &str) -> String {
 }
 
 /// The checkout's spec, as the plan and the report read it.
-fn real_spec() -> redis_vs_doublets::spec::Spec {
-    redis_vs_doublets::spec::Spec::load(
+fn real_spec() -> contract::spec::Spec {
+    contract::spec::Spec::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/benchmarks.yaml"),
-        &redis_vs_doublets::check_request,
     )
     .unwrap()
 }
@@ -633,7 +632,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 12);
+    assert_eq!(value["version"], 13);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -1403,7 +1402,10 @@ fn the_first_screen_holds_findings_that_the_results_back() {
         sizes.push(run["background"].as_u64().unwrap());
         let figures = run["figures"].as_array().unwrap();
         for f in figures {
-            latencies.push(report::format::duration(number(&f["p99_ns"]), Lang::En));
+            latencies.push(report::format::duration(
+                number(&f["latency_ns"]["p99"]),
+                Lang::En,
+            ));
             backends.push(f["backend"].as_str().unwrap().to_string());
             // A load factor: the same store and operation at the most clients over one client.
             let same = |g: &&serde_json::Value| {
@@ -1488,7 +1490,7 @@ fn the_first_screen_holds_findings_that_the_results_back() {
 /// window is split, or flagged where no split is short enough.
 #[test]
 fn the_plan_lists_what_the_checkouts_code_lacks() {
-    use redis_vs_doublets::results::ResultFile;
+    use contract::results::ResultFile;
     use report::plan::{pending, LONGEST_MINUTES};
     let spec = real_spec();
     let round = |fingerprint: &str, families: &str| {
@@ -1586,7 +1588,7 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
 /// the older code's whole round stays published, never half replaced.
 #[test]
 fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
-    use redis_vs_doublets::results::ResultFile;
+    use contract::results::ResultFile;
     let spec = real_spec();
     let file = |fingerprint: &str, families: &str, clients: Option<&str>| {
         let text = piece(fingerprint, families, "csharp", "redis", clients);
@@ -1758,11 +1760,7 @@ fn a_fresh_round_is_compared_with_the_published_intervals() {
     );
     let fresh = |scale: f64| scaled_round(1, move |n: &str| if redis(n) { scale } else { 1.0 });
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let spec = redis_vs_doublets::spec::Spec::load(
-        &root.join("spec/benchmarks.yaml"),
-        &redis_vs_doublets::check_request,
-    )
-    .unwrap();
+    let spec = contract::spec::Spec::load(&root.join("spec/benchmarks.yaml")).unwrap();
     let tables = |dir: &tempfile::TempDir| {
         report::tables_of(&spec, &root, &[dir.path().to_path_buf()]).unwrap()
     };

@@ -19,10 +19,7 @@ use redis_vs_doublets::{
     criterion_args::Selection,
     durable::{self, StoreFolder},
     harness::{self, Background, Prepared},
-    links::{self, LinkRequest, LinksModel},
-    load_spec,
-    payload::{PayloadModel, PayloadRequest},
-    preflight,
+    load_spec, preflight,
     progress::Progress,
     provenance,
     resp::store::{Mode, RedisRequest},
@@ -31,7 +28,7 @@ use redis_vs_doublets::{
     session::{self, Session},
     spec::{self, Backend, Layout, Spec, Suite},
     store::{Model, Request, Store},
-    typical::{self, UsageModel, UsageRequest},
+    suites::{self, Doublets, Visit},
 };
 
 fn main() -> ExitCode {
@@ -118,24 +115,8 @@ fn run() -> anyhow::Result<()> {
             done: Vec::new(),
             measured: &mut measured,
         };
-        match suite.id.as_str() {
-            "links" => run_suite::<LinkRequest, LinksModel, _, _>(
-                &mut runner,
-                &started.servers,
-                links::united_store,
-                links::split_store,
-            )?,
-            "typical" => run_suite::<UsageRequest, UsageModel, _, _>(
-                &mut runner,
-                &started.servers,
-                typical::united_store,
-                typical::split_store,
-            )?,
-            "payload" => {
-                run_servers::<PayloadRequest, PayloadModel>(&mut runner, &started.servers)?
-            }
-            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
-        }
+        let run = RunSuite(&mut runner, &started.servers);
+        suites::visit(&suite.id, run).map_err(|e| anyhow!("{}: {e}", spec.path))??;
         runner.finish()?;
     }
     criterion.final_summary();
@@ -293,15 +274,22 @@ fn estimate(
     Ok(Some((point("median")?, point("std_dev")?)))
 }
 
+/// A suite's cells: on its doublets stores, if doublets runs it, and on each server.
+struct RunSuite<'r, 'a>(&'r mut Runner<'a>, &'r [Server]);
+
+impl Visit for RunSuite<'_, '_> {
+    type Output = anyhow::Result<()>;
+    fn servers<S: suites::Suite>(self) -> Self::Output {
+        run_servers::<S::Request, S::Model>(self.0, self.1)
+    }
+    fn doublets<S: Doublets>(self) -> Self::Output {
+        run_suite::<S>(self.0, self.1)
+    }
+}
+
 /// A suite on its doublets stores (in the spec's order: each layout in memory, then on files) and
-/// on each server in its three modes, in reverse on even rounds. `united` and `split` make a store
-/// of that layout: on the heap, or on files in the folder they are given.
-fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
-    runner: &mut Runner<'_>,
-    servers: &[Server],
-    united: impl Fn(Option<StoreFolder>) -> anyhow::Result<U>,
-    split: impl Fn(Option<StoreFolder>) -> anyhow::Result<P>,
-) -> anyhow::Result<()> {
+/// on each server in its three modes, in reverse on even rounds.
+fn run_suite<S: Doublets>(runner: &mut Runner<'_>, servers: &[Server]) -> anyhow::Result<()> {
     let spec = runner.spec;
     let in_process: Vec<&Backend> = runner
         .suite
@@ -311,12 +299,12 @@ fn run_suite<R: RedisRequest, M: Model<R>, U: Store<R>, P: Store<R>>(
         .filter(|b| b.layout.is_some())
         .collect();
     let folder = runner.folder;
-    let mut bench = runner.start::<R, M>()?;
-    let doublets = |bench: &mut SuiteBench<'_, '_, R, M>, backend: &Backend| {
+    let mut bench = runner.start::<S::Request, S::Model>()?;
+    let doublets = |bench: &mut SuiteBench<'_, '_, S::Request, S::Model>, backend: &Backend| {
         let files = || store_folder(spec, folder, backend);
         match backend.layout {
-            Some(Layout::United) => bench.doublets(&backend.name, || united(files()?)),
-            _ => bench.doublets(&backend.name, || split(files()?)),
+            Some(Layout::United) => bench.doublets(&backend.name, || S::united(files()?)),
+            _ => bench.doublets(&backend.name, || S::split(files()?)),
         }
     };
     if bench.runner.reversed {

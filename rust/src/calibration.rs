@@ -13,8 +13,8 @@ use std::{
 
 use anyhow::Context;
 
-/// PINGs per calibration: about 0.1 s at this machine's 40-90 µs a round trip, enough for a p99.
-pub const PINGS: usize = 2_000;
+pub use contract::conditions::PINGS;
+
 /// Steps of the CPU-bound loop: about 0.1 s here.
 const STEPS: u64 = 50_000_000;
 

@@ -37,7 +37,7 @@ pub fn for_csharp(
     get: impl Fn(&str) -> Option<String>,
     available: u64,
 ) -> anyhow::Result<String> {
-    let spec = Spec::parse(text, path, &crate::check_request)?;
+    let spec = crate::checked(Spec::parse(text, path))?;
     let (sizes, families) = preflight::inputs_of_either_language(&spec, &get, available)?;
     let servers = spec.servers_from(get(&spec.server_env));
     let servers = servers.map_err(anyhow::Error::msg)?;

@@ -19,7 +19,7 @@ use anyhow::{anyhow, bail};
 use crate::{
     resp::store::CHUNK,
     spec::{Operation, SplitPlan, Suite, Tally, Work},
-    split::{self, Split},
+    split::Split,
     store::{Census, Model, Request, Store},
 };
 
@@ -167,11 +167,11 @@ pub fn split<R: Request, S: Store<R>>(
     while split.iterations < plan.iterations
         && (split.iterations == 0 || started.elapsed().as_secs_f64() < plan.seconds)
     {
-        let (mut tally, cpu) = (Tally::default(), split::process_cpu_ns());
+        let (mut tally, cpu) = (Tally::default(), process_cpu_ns());
         let start = Instant::now();
         store.run(&prepared.work, |found| tally.add(R::id(&found)))?;
         let wall = start.elapsed();
-        let cpu = split::process_cpu_ns() - cpu;
+        let cpu = process_cpu_ns() - cpu;
         let after = store
             .reading()?
             .ok_or_else(|| anyhow!("{cell}: the store stopped reporting"))?;
@@ -516,4 +516,17 @@ fn probe<R: Request, M: Model<R>>(
         }
     }
     Ok(())
+}
+
+/// The CPU time the bench's process has used, in nanoseconds: every thread of the client's side
+/// (a client may read replies on threads of its own).
+pub fn process_cpu_ns() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into `t`, which lives for the call.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "CLOCK_PROCESS_CPUTIME_ID is not available");
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
 }

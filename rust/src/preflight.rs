@@ -4,9 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{anyhow, bail};
 
-use crate::{links::LinkRequest, payload::PayloadRequest, spec::Spec, typical::UsageRequest};
+use crate::{
+    spec::{self, Spec},
+    suites::{self, Suite, Visit},
+};
 
 /// The sizes and families a run asks for (`get` reads a variable), checked with everything that
 /// needs no server: bounds, the memory they need against `available`, and every suite's requests
@@ -32,13 +35,17 @@ pub fn inputs_of_either_language(
         .family_ids_from(get(&spec.family_env))
         .map_err(anyhow::Error::msg)?;
     check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
-    for suite in &spec.suites {
-        match suite.id.as_str() {
-            "links" => drop(crate::harness::plan::<LinkRequest>(suite, &sizes)?),
-            "typical" => drop(crate::harness::plan::<UsageRequest>(suite, &sizes)?),
-            "payload" => drop(crate::harness::plan::<PayloadRequest>(suite, &sizes)?),
-            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+    /// Every request of a suite built for the sizes: what both benches do before the first cell.
+    struct Plan<'a>(&'a spec::Suite, &'a [u64]);
+    impl Visit for Plan<'_> {
+        type Output = anyhow::Result<()>;
+        fn servers<S: Suite>(self) -> Self::Output {
+            crate::harness::plan::<S::Request>(self.0, self.1).map(drop)
         }
+    }
+    for suite in &spec.suites {
+        suites::visit(&suite.id, Plan(suite, &sizes))
+            .map_err(|e| anyhow!("{}: {e}", spec.path))??;
     }
     Ok((sizes, families))
 }

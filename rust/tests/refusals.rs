@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use redis_vs_doublets::{check_request, load_spec, preflight, spec::Spec};
+use redis_vs_doublets::{checked, load_spec, preflight, spec::Spec};
 
 fn invalid() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/invalid")
@@ -29,7 +29,7 @@ fn every_invalid_spec_is_refused_before_any_work() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let error = Spec::parse(&text, &name, &check_request)
+        let error = checked(Spec::parse(&text, &name))
             .map_err(anyhow::Error::from)
             .and_then(|spec| preflight::inputs(&spec, |_| None, AVAILABLE))
             .map(drop)

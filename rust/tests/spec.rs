@@ -1,6 +1,6 @@
 //! The spec loader: the real spec loads, and every malformed one names its file, line and column.
 
-use redis_vs_doublets::{check_request, load_spec, spec::Spec};
+use redis_vs_doublets::{checked, load_spec, spec::Spec};
 
 const MINIMAL: &str = r#"
 sizes:
@@ -14,6 +14,7 @@ backends:
 suites:
   - id: links
     name: { en: Links, ru: Связи }
+    reads: [each]
     backends: [Doublets_United_Volatile]
     background: { description: { en: p, ru: т }, for: 1 to B, do: [create_point], expected: { ids: 1 to B } }
     operations:
@@ -28,7 +29,7 @@ suites:
 "#;
 
 fn parse(text: &str) -> Result<Spec, String> {
-    Spec::parse(text, "test.yaml", &check_request).map_err(|e| e.to_string())
+    checked(Spec::parse(text, "test.yaml")).map_err(|e| e.to_string())
 }
 
 fn error_of(from: &str, to: &str) -> String {
@@ -98,7 +99,7 @@ fn error_unknown_request() {
         "do: [create_point]\n        expected",
         "do: [create_many]\n        expected",
     );
-    assert!(e.starts_with("test.yaml:20:14:"), "{e}");
+    assert!(e.starts_with("test.yaml:21:14:"), "{e}");
     assert!(e.contains("unknown request \"create_many\""), "{e}");
 }
 
@@ -119,7 +120,7 @@ fn error_duplicate_operation() {
         extra,
     );
     assert!(
-        e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:23:13:"),
+        e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:24:13:"),
         "{e}"
     );
 }
@@ -548,9 +549,8 @@ fn clients_and_left_out_families_are_checked_with_their_line() {
 #[test]
 fn the_publish_plan_is_checked_against_the_spec() {
     let spec = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
-    let parse_real = |text: &str| {
-        Spec::parse(text, "benchmarks.yaml", &check_request).map_err(|e| e.to_string())
-    };
+    let parse_real =
+        |text: &str| checked(Spec::parse(text, "benchmarks.yaml")).map_err(|e| e.to_string());
     let published = parse_real(&spec).unwrap().publish.unwrap();
     assert!(published.bench.iter().any(|b| b.background == 1000));
     for (from, to, expected) in [

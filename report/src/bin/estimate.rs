@@ -5,10 +5,7 @@
 //! `examples/run-comparison.sh` prints before it starts and compares its real time with at the end.
 
 use anyhow::{bail, Context};
-use redis_vs_doublets::{
-    check_request,
-    spec::{Schedule, Spec},
-};
+use contract::spec::{Schedule, Spec};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,7 +14,7 @@ fn main() -> anyhow::Result<()> {
     };
     let rounds: u32 = rounds.parse().context("ROUNDS")?;
     let languages: Vec<&str> = languages.split(',').collect();
-    let spec = Spec::load(&redis_vs_doublets::spec_path(), &check_request)?;
+    let spec = Spec::load(&contract::spec_path())?;
     let families = spec
         .family_ids_from(std::env::var(&spec.family_env).ok())
         .map_err(anyhow::Error::msg)?;

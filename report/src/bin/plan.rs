@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use redis_vs_doublets::{check_request, provenance, spec::Spec};
+use contract::{fingerprint, spec::Spec};
 use report::{measured, plan, read_results};
 
 fn main() -> std::process::ExitCode {
@@ -58,8 +58,8 @@ fn run() -> anyhow::Result<()> {
             other => results = PathBuf::from(other),
         }
     }
-    let spec = Spec::load(&redis_vs_doublets::spec_path(), &check_request)?;
-    let fingerprint = provenance::checkout(&spec)?;
+    let spec = Spec::load(&contract::spec_path())?;
+    let fingerprint = fingerprint::checkout(&spec)?;
     let (files, memory, load) = read_results(&[results])?;
     // A busy round is not published, so it is still to measure.
     let (files, _) = measured::quiet(files, false);

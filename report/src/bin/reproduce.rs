@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::bail;
-use redis_vs_doublets::{check_request, spec::Spec};
+use contract::spec::Spec;
 use report::{reproduce, tables_of};
 
 fn main() -> std::process::ExitCode {
@@ -18,8 +18,8 @@ fn run() -> anyhow::Result<()> {
     let [published, fresh] = args.as_slice() else {
         bail!("usage: reproduce PUBLISHED FRESH (e.g. reproduce docs/sample-results target/reproduce)");
     };
-    let spec = Spec::load(&redis_vs_doublets::spec_path(), &check_request)?;
-    let root = redis_vs_doublets::repository();
+    let spec = Spec::load(&contract::spec_path())?;
+    let root = contract::repository();
     let published = tables_of(&spec, &root, std::slice::from_ref(published))?;
     let fresh = tables_of(&spec, &root, std::slice::from_ref(fresh))?;
     let a = reproduce::compare(&spec, &published, &fresh);

@@ -167,10 +167,9 @@ pub unsafe extern "C" fn durable_folder(
                     std::slice::from_raw_parts(sizes, sizes_len),
                 )
             };
-            let spec = redis_vs_doublets::spec::Spec::load(
+            let spec = redis_vs_doublets::checked(redis_vs_doublets::spec::Spec::load(
                 &Path::new(root).join(redis_vs_doublets::spec::SPEC_PATH),
-                &redis_vs_doublets::check_request,
-            )?;
+            ))?;
             let families: Vec<String> = families.split(',').map(String::from).collect();
             let needed = durable::needed(&spec, &families, sizes);
             let get = |var: &str| {
@@ -793,9 +792,10 @@ pub unsafe extern "C" fn spec_open(
     guard(|| {
         // SAFETY: the caller passes `root_len` readable bytes.
         let loaded = unsafe { text(root, root_len) }.and_then(|root| {
-            Ok(redis_vs_doublets::spec::Spec::load(
-                &Path::new(root).join(redis_vs_doublets::spec::SPEC_PATH),
-                &redis_vs_doublets::check_request,
+            Ok(redis_vs_doublets::checked(
+                redis_vs_doublets::spec::Spec::load(
+                    &Path::new(root).join(redis_vs_doublets::spec::SPEC_PATH),
+                ),
             )?)
         });
         let path = loaded.map(|loaded| {
@@ -1135,16 +1135,13 @@ pub unsafe extern "C" fn split_free(split: *mut redis_vs_doublets::split::Split)
 /// The process's CPU time so far in nanoseconds (the client's side of a split iteration).
 #[no_mangle]
 pub extern "C" fn process_cpu_ns() -> f64 {
-    redis_vs_doublets::split::process_cpu_ns()
+    redis_vs_doublets::harness::process_cpu_ns()
 }
 
 fn provenance_text(root: &[u8]) -> anyhow::Result<String> {
-    use redis_vs_doublets::{check_request, provenance, spec::Spec};
+    use redis_vs_doublets::{checked, provenance, spec::Spec};
     let root = std::path::Path::new(std::str::from_utf8(root)?);
-    let spec = Spec::load(
-        &root.join(redis_vs_doublets::spec::SPEC_PATH),
-        &check_request,
-    )?;
+    let spec = checked(Spec::load(&root.join(redis_vs_doublets::spec::SPEC_PATH)))?;
     let fingerprint = provenance::fingerprint(root, &spec.fingerprint)?;
     let lines = std::iter::once(("fingerprint", fingerprint)).chain(provenance::common());
     Ok(lines.map(|(k, v)| format!("{k}: {v}\n")).collect())

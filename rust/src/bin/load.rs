@@ -9,18 +9,17 @@
 
 use std::{collections::BTreeMap, process::ExitCode, time::Instant};
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use redis_vs_doublets::{
     harness::{self, Background, Prepared},
-    links::{self, LinkRequest, LinksModel},
     load::{self, BenchmarkFigure, Figure, LoadRun, Shared, Timing},
     load_spec, provenance, redis_benchmark,
     resp::store::{Mode, RedisRequest},
     resp::{cleanup, server::Server},
     session::{self, Session},
-    spec::{Load, LoadOperation, Operation, Spec, Suite},
+    spec::{Layout, Load, LoadOperation, Operation, Spec, Suite},
     store::{Model, SharedRead, Store},
-    typical::{self, UsageModel, UsageRequest},
+    suites::{self, Doublets, Visit},
 };
 
 fn main() -> ExitCode {
@@ -54,15 +53,30 @@ fn run() -> anyhow::Result<()> {
             path.display()
         );
     }
-    for suite in &spec.suites {
-        match suite.id.as_str() {
-            "links" => check_shares::<LinkRequest, LinksModel>(load, suite, &session.sizes)?,
-            "typical" => check_shares::<UsageRequest, UsageModel>(load, suite, &session.sizes)?,
-            // Concurrent clients on values of real sizes are not measured (the spec's load
-            // section names no payload operation).
-            "payload" => {}
-            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
+    /// Before any work: every client of every load operation gets its share, and every load
+    /// operation is of a suite doublets runs, since concurrent clients are measured beside its
+    /// shared store.
+    struct CheckShares<'a>(&'a Load, &'a Suite, &'a [u64]);
+    impl Visit for CheckShares<'_> {
+        type Output = anyhow::Result<()>;
+        fn servers<S: suites::Suite>(self) -> Self::Output {
+            let CheckShares(load, suite, _) = self;
+            match load.operations.iter().find(|op| op.suite == suite.id) {
+                Some(op) => bail!(
+                    "the load measures {} of the suite {}, which doublets does not run",
+                    op.id,
+                    suite.id
+                ),
+                None => Ok(()),
+            }
         }
+        fn doublets<S: Doublets>(self) -> Self::Output {
+            check_shares::<S::Request, S::Model>(self.0, self.1, self.2)
+        }
+    }
+    for suite in &spec.suites {
+        let check = CheckShares(load, suite, &session.sizes);
+        suites::visit(&suite.id, check).map_err(|e| anyhow!("{}: {e}", spec.path))??;
     }
     let servers = if session.families.iter().any(|f| f == "redis") {
         cleanup::stop_on_interrupt()?;
@@ -116,22 +130,8 @@ fn run() -> anyhow::Result<()> {
     eprintln!("reading the clock costs {clock_ns:.1} ns");
     let started = Instant::now();
     for suite in &spec.suites {
-        match suite.id.as_str() {
-            "links" => run.suite::<LinkRequest, LinksModel, _, _>(
-                suite,
-                &servers,
-                || links::united_store(None),
-                || links::split_store(None),
-            )?,
-            "typical" => run.suite::<UsageRequest, UsageModel, _, _>(
-                suite,
-                &servers,
-                || typical::united_store(None),
-                || typical::split_store(None),
-            )?,
-            "payload" => {}
-            other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
-        }
+        let cells = RunSuite(&mut run, suite, &servers);
+        suites::visit(&suite.id, cells).map_err(|e| anyhow!("{}: {e}", spec.path))??;
     }
     let took = started.elapsed().as_secs_f64();
     eprintln!(
@@ -156,6 +156,20 @@ fn run() -> anyhow::Result<()> {
         eprintln!("wrote the figures to {}", path.display());
     }
     Ok(())
+}
+
+/// A suite's load cells: every store doublets and the servers share it on.
+struct RunSuite<'r, 'a>(&'r mut Runner<'a>, &'r Suite, &'r [Server]);
+
+impl Visit for RunSuite<'_, '_> {
+    type Output = anyhow::Result<()>;
+    fn servers<S: suites::Suite>(self) -> Self::Output {
+        Ok(()) // the load names none of its operations (checked before any work)
+    }
+    fn doublets<S: Doublets>(self) -> Self::Output {
+        let RunSuite(run, suite, servers) = self;
+        run.suite::<S>(suite, servers)
+    }
 }
 
 /// Before any work: at the largest K, every load operation of `suite` gives each client at least
@@ -300,20 +314,7 @@ impl Runner<'_> {
         Ok(reaches)
     }
 
-    fn suite<R, M, U, P>(
-        &mut self,
-        suite: &Suite,
-        servers: &[Server],
-        united: impl FnOnce() -> anyhow::Result<U>,
-        split: impl FnOnce() -> anyhow::Result<P>,
-    ) -> anyhow::Result<()>
-    where
-        R: RedisRequest + Sync,
-        R::Found: Sync,
-        M: Model<R>,
-        U: SharedRead<R> + Send + Sync,
-        P: SharedRead<R> + Send + Sync,
-    {
+    fn suite<S: Doublets>(&mut self, suite: &Suite, servers: &[Server]) -> anyhow::Result<()> {
         let backends = self.backends(suite, servers);
         // A store is loaded only when a chosen cell of this suite runs on it.
         let chosen: Vec<String> = backends
@@ -325,15 +326,20 @@ impl Runner<'_> {
             .map(|(backend, _)| backend.clone())
             .collect();
         let runs = |name: &str| chosen.iter().any(|b| b.starts_with(name));
-        if runs("Doublets_United_Volatile") {
-            self.doublets::<R, M, U>(suite, "Doublets_United_Volatile", united)?;
-        }
-        if runs("Doublets_Split_Volatile") {
-            self.doublets::<R, M, P>(suite, "Doublets_Split_Volatile", split)?;
+        for backend in &chosen {
+            match self.spec.backend(backend).layout {
+                Some(Layout::United) => {
+                    self.doublets::<S::Request, S::Model, _>(suite, backend, || S::united(None))?
+                }
+                Some(Layout::Split) => {
+                    self.doublets::<S::Request, S::Model, _>(suite, backend, || S::split(None))?
+                }
+                None => {}
+            }
         }
         for server in servers {
             if runs(&format!("{}_", server.kind.name)) {
-                self.server::<R, M>(suite, server)?;
+                self.server::<S::Request, S::Model>(suite, server)?;
             }
         }
         Ok(())

@@ -13,16 +13,15 @@ use std::{
     process::{Command, ExitCode, Stdio},
 };
 
-use anyhow::{bail, Context};
+use anyhow::{anyhow, bail, Context};
 use redis_vs_doublets::{
-    links::{self, LinkRequest, LinksModel},
     load_spec,
     memory::{self, Figure, MemoryRun},
     provenance,
     resp::{cleanup, server::Server},
     session::{self, Session},
-    spec::{Spec, Suite},
-    typical::{self, UsageModel, UsageRequest},
+    spec::{Layout, Spec, Suite},
+    suites::{self, Doublets, Visit},
 };
 
 fn main() -> ExitCode {
@@ -58,9 +57,14 @@ fn run() -> anyhow::Result<()> {
     let mut servers: Vec<(String, String)> = Vec::new();
 
     let mut figures = Vec::new();
-    // The payload suite's background only gives its values a key space: what a store costs per
-    // link or key is the other suites' question.
-    for suite in spec.suites.iter().filter(|s| s.id != "payload") {
+    // What a store costs per link or key is doublets' question against the servers: a suite
+    // doublets does not run (payload, whose background only gives its values a key space) has
+    // nothing to compare.
+    let doublets_runs = |suite: &&Suite| {
+        let in_process = |b: &String| spec.backend(b).layout.is_some();
+        suite.backends.iter().any(in_process)
+    };
+    for suite in spec.suites.iter().filter(doublets_runs) {
         for backend in &suite.backends {
             let family = &spec.backend(backend).family;
             if family != "doublets" || !session.families.contains(family) {
@@ -86,21 +90,11 @@ fn run() -> anyhow::Result<()> {
                     server.shown(),
                     session.sizes[0]
                 );
-                figures.push(match suite.id.as_str() {
-                    "links" => memory::redis::<LinkRequest, LinksModel>(
-                        &server,
-                        suite,
-                        &session.sizes,
-                        session.allow_flush,
-                    )?,
-                    "typical" => memory::redis::<UsageRequest, UsageModel>(
-                        &server,
-                        suite,
-                        &session.sizes,
-                        session.allow_flush,
-                    )?,
-                    other => bail!("{}: no store implements the suite \"{other}\"", spec.path),
-                });
+                let on_server = OnServer(&server, suite, &session.sizes, session.allow_flush);
+                figures.push(
+                    suites::visit(&suite.id, on_server)
+                        .map_err(|e| anyhow!("{}: {e}", spec.path))??,
+                );
             }
         }
     }
@@ -132,6 +126,17 @@ fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A suite's background on a server, measured.
+struct OnServer<'a>(&'a Server, &'a Suite, &'a [u64], bool);
+
+impl Visit for OnServer<'_> {
+    type Output = anyhow::Result<Figure>;
+    fn servers<S: suites::Suite>(self) -> Self::Output {
+        let OnServer(server, suite, sizes, allow_flush) = self;
+        memory::redis::<S::Request, S::Model>(server, suite, sizes, allow_flush)
+    }
+}
+
 /// Measures one doublets store in a child process of its own.
 fn in_child(suite: &Suite, backend: &str, sizes: &[u64]) -> anyhow::Result<Figure> {
     let output = Command::new(std::env::current_exe()?)
@@ -155,35 +160,41 @@ fn in_child(suite: &Suite, backend: &str, sizes: &[u64]) -> anyhow::Result<Figur
     })
 }
 
+/// One doublets store of a suite, measured and checked.
+struct Child<'a>(&'a Suite, &'a str, Option<Layout>, &'a [u64]);
+
+impl Visit for Child<'_> {
+    type Output = anyhow::Result<Figure>;
+    fn servers<S: suites::Suite>(self) -> Self::Output {
+        bail!("doublets does not run the suite {}", self.0.id)
+    }
+    fn doublets<S: Doublets>(self) -> Self::Output {
+        let Child(suite, backend, layout, sizes) = self;
+        match layout {
+            Some(Layout::United) => {
+                memory::doublets::<S::Request, S::Model, _>(suite, backend, sizes, || {
+                    S::united(None)
+                })
+            }
+            Some(Layout::Split) => {
+                memory::doublets::<S::Request, S::Model, _>(suite, backend, sizes, || {
+                    S::split(None)
+                })
+            }
+            None => bail!("{backend} is not a doublets store"),
+        }
+    }
+}
+
 /// The child: one store, measured and checked, its figure as JSON on stdout.
 fn child(spec: &Spec, suite: &str, backend: &str, b: &str) -> anyhow::Result<()> {
     let sizes = session::sizes_at_background(spec, b, |size| size.min.to_string(), USAGE)?;
     let suite = spec
         .suite(suite)
         .with_context(|| format!("{}: no suite \"{suite}\"", spec.path))?;
-    let figure = match (suite.id.as_str(), backend) {
-        ("links", "Doublets_United_Volatile") => {
-            memory::doublets::<LinkRequest, LinksModel, _>(suite, backend, &sizes, || {
-                links::united_store(None)
-            })
-        }
-        ("links", "Doublets_Split_Volatile") => {
-            memory::doublets::<LinkRequest, LinksModel, _>(suite, backend, &sizes, || {
-                links::split_store(None)
-            })
-        }
-        ("typical", "Doublets_United_Volatile") => {
-            memory::doublets::<UsageRequest, UsageModel, _>(suite, backend, &sizes, || {
-                typical::united_store(None)
-            })
-        }
-        ("typical", "Doublets_Split_Volatile") => {
-            memory::doublets::<UsageRequest, UsageModel, _>(suite, backend, &sizes, || {
-                typical::split_store(None)
-            })
-        }
-        _ => bail!("no doublets store {backend} for the suite {}", suite.id),
-    }?;
+    let layout = spec.backend(backend).layout;
+    let figure = suites::visit(&suite.id, Child(suite, backend, layout, &sizes))
+        .map_err(|e| anyhow!("{}: {e}", spec.path))??;
     println!("{}", serde_json::to_string(&figure)?);
     Ok(())
 }

@@ -312,19 +312,6 @@ impl fmt::Display for Split {
     }
 }
 
-/// The CPU time the bench's process has used, in nanoseconds: every thread of the client's side
-/// (a client may read replies on threads of its own).
-pub fn process_cpu_ns() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into `t`, which lives for the call.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
-    assert!(ok, "CLOCK_PROCESS_CPUTIME_ID is not available");
-    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -402,6 +402,7 @@ mod wire {
         pub backends: Vec<Spanned<String>>,
         pub background: Background,
         pub operations: Vec<Operation>,
+        pub reads: Vec<String>,
         pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
         pub overhead_us: Option<Spanned<super::Overhead>>,
         pub left_out: Option<Spanned<std::collections::BTreeMap<String, Text>>>,
@@ -619,7 +620,8 @@ pub enum Arg {
 pub struct Template {
     pub verb: String,
     pub args: Vec<Arg>,
-    /// The request only reads (its suite's store says so).
+    /// The request only reads: its verb is in the suite's `reads` ([`Spec::check_requests`]
+    /// holds the stores to it).
     pub reads: bool,
     pub text: String,
     #[serde(skip)]
@@ -701,21 +703,56 @@ pub struct Spec {
 /// stands for `*`, and says whether it only reads. Errors say what the verb expects.
 pub type RequestCheck<'a> = &'a dyn Fn(&str, &str, &[Option<u64>]) -> Result<bool, String>;
 
-/// [`RequestCheck`] with the suite already chosen: `(verb, arguments)`.
-type SuiteCheck<'a> = &'a dyn Fn(&str, &[Option<u64>]) -> Result<bool, String>;
-
 impl Spec {
-    pub fn load(path: &Path, check: RequestCheck<'_>) -> Result<Self, SpecError> {
+    /// Reads and checks the spec at `path`. Its requests are checked against the suites' stores
+    /// only by [`Spec::check_requests`], which the benches run and the report, reading no store,
+    /// does not.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| SpecError(format!("{}: cannot read the spec: {e}", path.display())))?;
-        Self::parse(&text, &path.display().to_string(), check)
+        Self::parse(&text, &path.display().to_string())
     }
 
     /// Parses spec text; `path` only names the source in errors.
-    pub fn parse(text: &str, path: &str, check: RequestCheck<'_>) -> Result<Self, SpecError> {
+    pub fn parse(text: &str, path: &str) -> Result<Self, SpecError> {
         let wire: wire::Spec =
             serde_saphyr::from_str(text).map_err(|e| SpecError(format!("{path}: {e}")))?;
-        Resolver { path }.spec(wire, check)
+        Resolver { path }.spec(wire)
+    }
+
+    /// Checks every request of every suite against the suite's stores (`check`): each must be one
+    /// its store builds, and must read exactly when the suite's `reads` says so, since the report
+    /// tells reads from writes by that list alone.
+    pub fn check_requests(&self, check: RequestCheck<'_>) -> Result<(), SpecError> {
+        for suite in &self.suites {
+            let works = std::iter::once(&suite.background).chain(
+                suite
+                    .operations
+                    .iter()
+                    .flat_map(|o| std::iter::once(&o.work).chain(&o.undo)),
+            );
+            for request in works.flat_map(|w| &w.requests) {
+                let probe: Vec<Option<u64>> = request
+                    .args
+                    .iter()
+                    .map(|a| matches!(a, Arg::Value(_)).then_some(1))
+                    .collect();
+                let refused =
+                    |e: String| SpecError(format!("{}: \"{}\": {e}", request.at, request.text));
+                let reads = check(&suite.id, &request.verb, &probe).map_err(refused)?;
+                if reads != request.reads {
+                    return Err(refused(if reads {
+                        format!(
+                            "{} only reads, but the suite's `reads` leaves it out",
+                            request.verb
+                        )
+                    } else {
+                        format!("{} writes, but the suite's `reads` lists it", request.verb)
+                    }));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn suite(&self, id: &str) -> Option<&Suite> {
@@ -1213,7 +1250,7 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    fn spec(&self, wire: wire::Spec, check: RequestCheck<'_>) -> Result<Spec, SpecError> {
+    fn spec(&self, wire: wire::Spec) -> Result<Spec, SpecError> {
         self.unique("size", wire.sizes.iter().map(|s| &s.symbol))?;
         self.unique("family", wire.families.iter().map(|f| &f.id))?;
         self.unique("backend", wire.backends.iter().map(|b| &b.name))?;
@@ -1238,12 +1275,7 @@ impl Resolver<'_> {
         )?;
         let backends = self.backends(wire.backends, &families, &servers)?;
         let client_ids: Vec<&str> = wire.clients.iter().map(|c| c.id.value.as_str()).collect();
-        let suites = self.suites(
-            wire.suites,
-            &symbols,
-            (&families, &backends, &client_ids),
-            check,
-        )?;
+        let suites = self.suites(wire.suites, &symbols, (&families, &backends, &client_ids))?;
         let load = match wire.load {
             Some(load) => Some(self.load(load, &suites, sizes.len())?),
             None => None,
@@ -1571,12 +1603,11 @@ impl Resolver<'_> {
         wire: Vec<wire::Suite>,
         symbols: &[String],
         (families, backends, clients): (&[Family], &[Backend], &[&str]),
-        check: RequestCheck<'_>,
     ) -> Result<Vec<Suite>, SpecError> {
         let mut suites = Vec::new();
         for suite in wire {
             let id = suite.id.value.clone();
-            let check = |verb: &str, args: &[Option<u64>]| check(&id, verb, args);
+            let reads: Vec<&str> = suite.reads.iter().map(String::as_str).collect();
             for backend in &suite.backends {
                 if !backends.iter().any(|b| b.name == backend.value) {
                     return Err(
@@ -1630,14 +1661,14 @@ impl Resolver<'_> {
                 suite.background.range,
                 suite.background.requests,
                 symbols,
-                &check,
+                &reads,
             )?;
             let background_expected = self.expected(suite.background.expected, symbols)?;
             let mut operations = Vec::new();
             for op in suite.operations {
-                let work = self.work(op.range, op.requests, symbols, &check)?;
+                let work = self.work(op.range, op.requests, symbols, &reads)?;
                 let undo = match op.undo {
-                    Some(undo) => Some(self.work(undo.range, undo.requests, symbols, &check)?),
+                    Some(undo) => Some(self.work(undo.range, undo.requests, symbols, &reads)?),
                     None => None,
                 };
                 let expected = self.expected(op.expected, symbols)?;
@@ -1906,7 +1937,7 @@ impl Resolver<'_> {
         range: Option<Spanned<String>>,
         requests: Vec<Spanned<String>>,
         symbols: &[String],
-        check: SuiteCheck<'_>,
+        reads: &[&str],
     ) -> Result<Work, SpecError> {
         let range = match range {
             Some(r) => Some(Range::parse(&r.value, symbols).map_err(|e| self.error(&r, e))?),
@@ -1933,16 +1964,10 @@ impl Resolver<'_> {
                     Arg::Value(expr)
                 });
             }
-            let probe: Vec<Option<u64>> = args
-                .iter()
-                .map(|a| matches!(a, Arg::Value(_)).then_some(1))
-                .collect();
-            let reads = check(&verb, &probe)
-                .map_err(|e| self.error(&request, format!("\"{}\": {e}", request.value)))?;
             templates.push(Template {
+                reads: reads.contains(&verb.as_str()),
                 verb,
                 args,
-                reads,
                 text: request.value.clone(),
                 at: self.at(&request),
             });
