@@ -76,8 +76,8 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
         return figures;
     }
 
-    /// <summary>A suite's load cells, beside doublets' shared store; a suite doublets does not run
-    /// has no load operation (refused before any work).</summary>
+    /// <summary>A suite's load cells, beside doublets' shared store (the spec refuses a load
+    /// operation of a suite doublets does not run).</summary>
     sealed class SuiteCells(LoadBench bench) : ISuiteWork
     {
         void ISuiteWork.Servers<TRequest, TFound, TModel, TCodec>(Suite suite) { }

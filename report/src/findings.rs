@@ -2,7 +2,11 @@
 //! (never written by hand), each with its range over sizes and languages and a link to its
 //! tables. A statement the data does not support at some size says where.
 
-use contract::{load::LoadRun, memory::MemoryRun, spec::Spec};
+use contract::{
+    load::LoadRun,
+    memory::MemoryRun,
+    spec::{Spec, Suite},
+};
 use serde::Serialize;
 
 use crate::{
@@ -307,7 +311,7 @@ fn memory_finding(spec: &Spec, runs: &[MemoryRun], pages: &str, lang: Lang) -> O
     let parts: Vec<String> = spec
         .suites
         .iter()
-        .filter_map(|suite| memory_of_suite(runs, &suite.id, &lang.text(&suite.name), lang))
+        .filter_map(|suite| memory_of_suite(runs, suite, lang))
         .collect();
     if parts.is_empty() {
         return None;
@@ -320,11 +324,12 @@ fn memory_finding(spec: &Spec, runs: &[MemoryRun], pages: &str, lang: Lang) -> O
 }
 
 /// One suite's memory statement, or none where it lacks Doublets or Redis figures.
-fn memory_of_suite(runs: &[MemoryRun], suite: &str, name: &str, lang: Lang) -> Option<String> {
+fn memory_of_suite(runs: &[MemoryRun], suite: &Suite, lang: Lang) -> Option<String> {
+    let name = lang.text(&suite.name);
     let figures: Vec<_> = runs
         .iter()
         .flat_map(|r| &r.figures)
-        .filter(|f| f.suite == suite)
+        .filter(|f| f.suite == suite.id)
         .collect();
     let doublets: Vec<_> = figures.iter().filter(|f| f.reserved.is_some()).collect();
     let redis: Vec<_> = figures.iter().filter(|f| f.backend == "Redis").collect();
@@ -363,12 +368,7 @@ fn memory_of_suite(runs: &[MemoryRun], suite: &str, name: &str, lang: Lang) -> O
     };
     let cross = sizes.iter().position(|&b| heavier(b));
     let bytes_range = |range| printed_range(range, |v| bytes(v, lang));
-    // The links suite's background is links; the typical suite's, keys.
-    let (unit_en, unit_ru) = if suite == "links" {
-        ("link", "связь")
-    } else {
-        ("key", "ключ")
-    };
+    let unit = lang.text(&suite.unit);
     let crossing = match (cross, lang) {
         (Some(0), Lang::En) => format!(
             "so Redis holds more from the smallest B measured ({}) on",
@@ -399,14 +399,14 @@ fn memory_of_suite(runs: &[MemoryRun], suite: &str, name: &str, lang: Lang) -> O
     };
     Some(match lang {
         Lang::En => format!(
-            "{name}: Doublets reserves {} up front (its two stores), then needs {} per {unit_en} (B = {}); Redis grows by {} per {unit_en}, {crossing}",
+            "{name}: Doublets reserves {} up front (its two stores), then needs {} per {unit} (B = {}); Redis grows by {} per {unit}, {crossing}",
             bytes_range(reserve),
             bytes_range(per_item),
             whole(largest_b, lang),
             bytes_range(redis_per),
         ),
         Lang::Ru => format!(
-            "{name}: Doublets сразу резервирует {} (два его хранилища), затем тратит {} на {unit_ru} (B = {}); Redis растёт на {} на {unit_ru}, {crossing}",
+            "{name}: Doublets сразу резервирует {} (два его хранилища), затем тратит {} на {unit} (B = {}); Redis растёт на {} на {unit}, {crossing}",
             bytes_range(reserve),
             bytes_range(per_item),
             whole(largest_b, lang),

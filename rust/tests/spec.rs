@@ -14,6 +14,7 @@ backends:
 suites:
   - id: links
     name: { en: Links, ru: Связи }
+    unit: { en: link, ru: связь }
     reads: [each]
     backends: [Doublets_United_Volatile]
     background: { description: { en: p, ru: т }, for: 1 to B, do: [create_point], expected: { ids: 1 to B } }
@@ -99,7 +100,7 @@ fn error_unknown_request() {
         "do: [create_point]\n        expected",
         "do: [create_many]\n        expected",
     );
-    assert!(e.starts_with("test.yaml:21:14:"), "{e}");
+    assert!(e.starts_with("test.yaml:22:14:"), "{e}");
     assert!(e.contains("unknown request \"create_many\""), "{e}");
 }
 
@@ -120,7 +121,7 @@ fn error_duplicate_operation() {
         extra,
     );
     assert!(
-        e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:24:13:"),
+        e.contains("operation \"create\" is declared twice") && e.starts_with("test.yaml:25:13:"),
         "{e}"
     );
 }
@@ -360,6 +361,11 @@ fn the_load_section_names_operations_that_run_one_i_at_a_time() {
     let e = refused("- { id: each_concrete }", "- { id: each_sideways }");
     assert!(
         e.contains("no suite has an operation \"each_sideways\"") && e.contains(":"),
+        "{e}"
+    );
+    let e = refused("- { id: each_concrete }", "- { id: payload_1b }");
+    assert!(
+        e.contains("payload_1b: the load measures clients beside doublets' shared store, and no doublets store runs the suite payload"),
         "{e}"
     );
     // Its work runs B down to B-N+1: not one i of 1..=N at a time.

@@ -402,6 +402,7 @@ mod wire {
         pub backends: Vec<Spanned<String>>,
         pub background: Background,
         pub operations: Vec<Operation>,
+        pub unit: Text,
         pub reads: Vec<String>,
         pub memory_per_request: Spanned<std::collections::BTreeMap<String, u64>>,
         pub overhead_us: Option<Spanned<super::Overhead>>,
@@ -669,6 +670,8 @@ pub struct Suite {
     pub overhead_us: Overhead,
     /// The families that do not run this suite, each with the reason the README gives.
     pub left_out: std::collections::BTreeMap<String, Text>,
+    /// What one request of its background adds (a link, a key), as memory per B is counted.
+    pub unit: Text,
 }
 
 #[derive(Clone, Debug)]
@@ -1277,7 +1280,7 @@ impl Resolver<'_> {
         let client_ids: Vec<&str> = wire.clients.iter().map(|c| c.id.value.as_str()).collect();
         let suites = self.suites(wire.suites, &symbols, (&families, &backends, &client_ids))?;
         let load = match wire.load {
-            Some(load) => Some(self.load(load, &suites, sizes.len())?),
+            Some(load) => Some(self.load(load, (&suites, &backends), sizes.len())?),
             None => None,
         };
         if let Some(first) = wire.clients.first().filter(|_| wire.client_env.is_empty()) {
@@ -1689,6 +1692,7 @@ impl Resolver<'_> {
                 memory_per_request: suite.memory_per_request.value,
                 overhead_us: suite.overhead_us.map(|o| o.value).unwrap_or_default(),
                 left_out: suite.left_out.map(|l| l.value).unwrap_or_default(),
+                unit: suite.unit,
                 background,
                 background_expected,
                 operations,
@@ -1844,7 +1848,7 @@ impl Resolver<'_> {
     fn load(
         &self,
         load: Spanned<wire::Load>,
-        suites: &[Suite],
+        (suites, backends): (&[Suite], &[Backend]),
         size_count: usize,
     ) -> Result<Load, SpecError> {
         let span = &load;
@@ -1886,6 +1890,21 @@ impl Resolver<'_> {
                     format!("no suite has an operation \"{}\"", op.id.value),
                 ));
             };
+            // Concurrent clients are measured beside doublets' one store shared by them all.
+            let in_process = |name: &String| {
+                backends
+                    .iter()
+                    .any(|b| &b.name == name && b.layout.is_some())
+            };
+            if !suite.backends.iter().any(in_process) {
+                return Err(self.error(
+                    &op.id,
+                    format!(
+                        "{}: the load measures clients beside doublets' shared store, and no doublets store runs the suite {}",
+                        op.id.value, suite.id
+                    ),
+                ));
+            }
             let per_i = |work: &Work| {
                 work.range
                     .as_ref()
