@@ -331,6 +331,34 @@ pub fn select(
     load: Vec<LoadRun>,
     spec: &contract::spec::Spec,
 ) -> Selected {
+    let (files, dropped) = select_bench(files, spec);
+    let memory = newest(
+        memory,
+        |r| r.background.to_string(),
+        |r| &r.provenance,
+        |r| format!("the memory run at B = {}", r.background),
+    );
+    let load = newest(
+        load,
+        |r| format!("{} {}", r.language(), r.background),
+        |r| &r.provenance,
+        |r| format!("the {} load run at B = {}", r.language(), r.background),
+    );
+    Selected {
+        files,
+        memory,
+        load,
+        dropped,
+    }
+}
+
+/// The bench's result files to publish: of each piece (language, B, N, and whether it varies the
+/// stores), the set of one fingerprint that has the plan's rounds, else the most complete rounds,
+/// else the newest; the others left out, each said.
+fn select_bench(
+    files: Vec<ResultFile>,
+    spec: &contract::spec::Spec,
+) -> (Vec<ResultFile>, Vec<Dropped>) {
     let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
     let mut dropped = Vec::new();
     let get = |f: &ResultFile, key: &str| f.get(key).unwrap_or_default().to_string();
@@ -390,78 +418,39 @@ pub fn select(
             }
         }
     }
-    let newest = |runs: Vec<(String, String, String)>| -> BTreeMap<String, (String, String)> {
-        let mut best: BTreeMap<String, (String, String)> = BTreeMap::new();
-        for (piece, date, fingerprint) in runs {
-            match best.get(&piece) {
-                Some((newer, _)) if *newer >= date => {}
-                _ => {
-                    best.insert(piece, (date, fingerprint));
-                }
+    (kept, dropped)
+}
+
+/// The newest run of each piece (`piece`: a B, or a language and B); the others are left out, and
+/// said on stderr.
+fn newest<R>(
+    runs: Vec<R>,
+    piece: impl Fn(&R) -> String,
+    provenance: impl Fn(&R) -> &BTreeMap<String, String>,
+    describe: impl Fn(&R) -> String,
+) -> Vec<R> {
+    let get = |r: &R, key: &str| provenance(r).get(key).cloned().unwrap_or_default();
+    let mut best: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for run in &runs {
+        let (date, fingerprint) = (get(run, "date"), get(run, "fingerprint"));
+        match best.get(&piece(run)) {
+            Some((newer, _)) if *newer >= date => {}
+            _ => {
+                best.insert(piece(run), (date, fingerprint));
             }
         }
-        best
-    };
-    let date = |p: &BTreeMap<String, String>, key: &str| p.get(key).cloned().unwrap_or_default();
-    let memory_best = newest(
-        memory
-            .iter()
-            .map(|r| {
-                (
-                    r.background.to_string(),
-                    date(&r.provenance, "date"),
-                    date(&r.provenance, "fingerprint"),
-                )
-            })
-            .collect(),
-    );
-    let load_piece = |r: &LoadRun| format!("{} {}", r.language(), r.background);
-    let load_best = newest(
-        load.iter()
-            .map(|r| {
-                (
-                    load_piece(r),
-                    date(&r.provenance, "date"),
-                    date(&r.provenance, "fingerprint"),
-                )
-            })
-            .collect(),
-    );
-    let (memory, dropped_memory): (Vec<_>, Vec<_>) = memory.into_iter().partition(|r| {
-        memory_best[&r.background.to_string()]
-            == (
-                date(&r.provenance, "date"),
-                date(&r.provenance, "fingerprint"),
-            )
-    });
-    let (load, dropped_load): (Vec<_>, Vec<_>) = load.into_iter().partition(|r| {
-        load_best[&load_piece(r)]
-            == (
-                date(&r.provenance, "date"),
-                date(&r.provenance, "fingerprint"),
-            )
-    });
-    for r in dropped_memory {
+    }
+    let (kept, dropped): (Vec<_>, Vec<_>) = runs
+        .into_iter()
+        .partition(|r| best[&piece(r)] == (get(r, "date"), get(r, "fingerprint")));
+    for r in dropped {
         eprintln!(
-            "left out: the memory run at B = {} of {} (a newer one is kept)",
-            r.background,
-            date(&r.provenance, "date")
+            "left out: {} of {} (a newer one is kept)",
+            describe(&r),
+            get(&r, "date")
         );
     }
-    for r in dropped_load {
-        eprintln!(
-            "left out: the {} load run at B = {} of {} (a newer one is kept)",
-            r.language(),
-            r.background,
-            date(&r.provenance, "date")
-        );
-    }
-    Selected {
-        files: kept,
-        memory,
-        load,
-        dropped,
-    }
+    kept
 }
 
 /// The rounds of a set that hold every part of a round: every family, and the server family on

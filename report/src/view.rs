@@ -633,97 +633,18 @@ fn load_views(
     };
     let mut views = Vec::new();
     for run in runs {
-        let figures: Vec<_> = run.figures.iter().filter(|f| f.suite == suite).collect();
         let chart_series = load_chart_series(spec, run, suite);
         if chart_series.is_empty() {
             continue;
         }
-        let mut keys: Vec<(&str, &str)> = Vec::new();
-        for f in &figures {
-            if !keys.contains(&(f.operation.as_str(), f.backend.as_str())) {
-                keys.push((&f.operation, &f.backend));
-            }
-        }
-        let find = |op: &str, backend: &str, k: usize| {
-            figures
-                .iter()
-                .find(|f| f.operation == op && f.backend == backend && f.clients == k)
+        let figures = LoadFigures {
+            load,
+            run,
+            suite,
+            figures: run.figures.iter().filter(|f| f.suite == suite).collect(),
+            name: &name,
+            lang,
         };
-        let throughput = keys
-            .iter()
-            .map(|(op, backend)| LoadRowView {
-                operation: name(op),
-                store: backend.to_string(),
-                test: String::new(),
-                cells: load
-                    .clients
-                    .iter()
-                    .map(|&k| {
-                        find(op, backend, k)
-                            .map_or("—".into(), |f| per_second(f.per_second, lang))
-                    })
-                    .collect(),
-            })
-            .collect();
-        let latency = figures
-            .iter()
-            .filter(|f| f.clients == load.latency_clients)
-            .map(|f| {
-                let l = &f.latency_ns;
-                let d = |ns: u64| duration(ns as f64, lang);
-                LatencyRowView {
-                    operation: name(&f.operation),
-                    store: f.backend.clone(),
-                    batch: f.batch,
-                    p50: d(l.p50),
-                    p90: d(l.p90),
-                    p99: d(l.p99),
-                    p999: d(l.p999),
-                    max: d(l.max),
-                }
-            })
-            .collect();
-        let mut tests: Vec<(&str, &str, &str, usize)> = Vec::new();
-        for r in run.redis_benchmark.iter().filter(|r| r.suite == suite) {
-            let key = (
-                r.operation.as_str(),
-                r.backend.as_str(),
-                r.test.as_str(),
-                r.depth,
-            );
-            if !tests.contains(&key) {
-                tests.push(key);
-            }
-        }
-        let versus = tests
-            .iter()
-            .map(|&(op, backend, test, depth)| LoadRowView {
-                operation: name(op),
-                store: backend.to_string(),
-                test: format!("{} -P {depth}", test.to_uppercase()),
-                cells: load
-                    .clients
-                    .iter()
-                    .map(|&k| {
-                        let theirs = run.redis_benchmark.iter().find(|r| {
-                            r.suite == suite
-                                && r.operation == op
-                                && r.backend == backend
-                                && r.clients == k
-                        });
-                        match (find(op, backend, k), theirs) {
-                            (Some(ours), Some(theirs)) => format!(
-                                "{} / {} ({}×)",
-                                per_second(ours.per_second, lang),
-                                per_second(theirs.per_second, lang),
-                                significant(ours.per_second / theirs.per_second, lang)
-                            ),
-                            _ => "—".into(),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect();
         let get = |key: &str| run.provenance.get(key).cloned().unwrap_or_default();
         let chart = |kind, metric| {
             format!(
@@ -736,10 +657,10 @@ fn load_views(
             rows_note: load_rows_note(spec, load, run, lang),
             background_text: whole(run.background, lang),
             clients: load.clients.iter().map(|k| format!("K = {k}")).collect(),
-            throughput,
+            throughput: figures.throughput(),
             latency_clients_text: whole(load.latency_clients as u64, lang),
-            latency,
-            versus,
+            latency: figures.latency(),
+            versus: figures.versus(),
             charts: chart_series
                 .iter()
                 .map(|(kind, operation, _)| {
@@ -762,6 +683,121 @@ fn load_views(
         });
     }
     views
+}
+
+/// One load run's figures of one suite, for its tables.
+struct LoadFigures<'a> {
+    load: &'a contract::spec::Load,
+    run: &'a LoadRun,
+    suite: &'a str,
+    figures: Vec<&'a contract::load::Figure>,
+    /// An operation's name, by its id.
+    name: &'a dyn Fn(&str) -> String,
+    lang: Lang,
+}
+
+impl LoadFigures<'_> {
+    fn find(&self, op: &str, backend: &str, k: usize) -> Option<&contract::load::Figure> {
+        self.figures
+            .iter()
+            .copied()
+            .find(|f| f.operation == op && f.backend == backend && f.clients == k)
+    }
+
+    /// Requests per second: a row per operation and store, a cell per K.
+    fn throughput(&self) -> Vec<LoadRowView> {
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for f in &self.figures {
+            if !keys.contains(&(f.operation.as_str(), f.backend.as_str())) {
+                keys.push((&f.operation, &f.backend));
+            }
+        }
+        keys.iter()
+            .map(|(op, backend)| LoadRowView {
+                operation: (self.name)(op),
+                store: backend.to_string(),
+                test: String::new(),
+                cells: self
+                    .load
+                    .clients
+                    .iter()
+                    .map(|&k| {
+                        self.find(op, backend, k)
+                            .map_or("—".into(), |f| per_second(f.per_second, self.lang))
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The latency percentiles at the spec's K.
+    fn latency(&self) -> Vec<LatencyRowView> {
+        let d = |ns: u64| duration(ns as f64, self.lang);
+        self.figures
+            .iter()
+            .filter(|f| f.clients == self.load.latency_clients)
+            .map(|f| {
+                let l = &f.latency_ns;
+                LatencyRowView {
+                    operation: (self.name)(&f.operation),
+                    store: f.backend.clone(),
+                    batch: f.batch,
+                    p50: d(l.p50),
+                    p90: d(l.p90),
+                    p99: d(l.p99),
+                    p999: d(l.p999),
+                    max: d(l.max),
+                }
+            })
+            .collect()
+    }
+
+    /// Each server cell against redis-benchmark beside it: ours / theirs (ratio), a cell per K.
+    fn versus(&self) -> Vec<LoadRowView> {
+        let (run, suite, lang) = (self.run, self.suite, self.lang);
+        let mut tests: Vec<(&str, &str, &str, usize)> = Vec::new();
+        for r in run.redis_benchmark.iter().filter(|r| r.suite == suite) {
+            let key = (
+                r.operation.as_str(),
+                r.backend.as_str(),
+                r.test.as_str(),
+                r.depth,
+            );
+            if !tests.contains(&key) {
+                tests.push(key);
+            }
+        }
+        tests
+            .iter()
+            .map(|&(op, backend, test, depth)| LoadRowView {
+                operation: (self.name)(op),
+                store: backend.to_string(),
+                test: format!("{} -P {depth}", test.to_uppercase()),
+                cells: self
+                    .load
+                    .clients
+                    .iter()
+                    .map(|&k| {
+                        let theirs = run.redis_benchmark.iter().find(|r| {
+                            r.suite == suite
+                                && r.operation == op
+                                && r.backend == backend
+                                && r.clients == k
+                        });
+                        match (self.find(op, backend, k), theirs) {
+                            (Some(ours), Some(theirs)) => format!(
+                                "{} / {} ({}×)",
+                                per_second(ours.per_second, lang),
+                                per_second(theirs.per_second, lang),
+                                significant(ours.per_second / theirs.per_second, lang)
+                            ),
+                            _ => "—".into(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 /// The command that measures a load run again.

@@ -12,52 +12,48 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
+use clap::Parser;
 use contract::{fingerprint, spec::Spec};
 use report::{measured, plan, read_results};
+
+/// What a re-measure of the checkout's code has left, for examples/remeasure.sh.
+#[derive(Parser)]
+struct Args {
+    /// Only the most valuable pieces that fit in these minutes (150 or 150m).
+    #[arg(long, value_parser = minutes)]
+    budget: Option<f64>,
+    /// Print the result files a complete set of the checkout's code has replaced, for removal.
+    #[arg(long, conflicts_with_all = ["budget", "reproduce"])]
+    superseded: bool,
+    /// Print one round of every language at this published size B, measured or not.
+    #[arg(long, value_name = "B", conflicts_with = "budget")]
+    reproduce: Option<u64>,
+    /// The result files.
+    #[arg(default_value = "docs/sample-results")]
+    results: PathBuf,
+}
+
+fn minutes(value: &str) -> Result<f64, String> {
+    value
+        .trim_end_matches('m')
+        .parse()
+        .ok()
+        .filter(|m: &f64| *m > 0.0)
+        .ok_or_else(|| "not minutes above 0 (e.g. 150 or 150m)".to_string())
+}
 
 fn main() -> std::process::ExitCode {
     report::exit(run())
 }
 
 fn run() -> anyhow::Result<()> {
-    let mut budget: Option<f64> = None;
-    let mut superseded = false;
-    let mut reproduce: Option<u64> = None;
-    let mut results = PathBuf::from("docs/sample-results");
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--budget" => {
-                let value = args
-                    .next()
-                    .context("--budget needs minutes, e.g. --budget 150")?;
-                let minutes: f64 = value
-                    .trim_end_matches('m')
-                    .parse()
-                    .ok()
-                    .filter(|m: &f64| *m > 0.0)
-                    .with_context(|| {
-                        format!("--budget {value}: not minutes above 0 (e.g. 150 or 150m)")
-                    })?;
-                budget = Some(minutes);
-            }
-            "--superseded" => superseded = true,
-            "--reproduce" => {
-                let value = args
-                    .next()
-                    .context("--reproduce needs a size B, e.g. --reproduce 1000")?;
-                let b = value
-                    .parse()
-                    .with_context(|| format!("--reproduce {value}: not a whole number"))?;
-                reproduce = Some(b);
-            }
-            other if other.starts_with('-') => {
-                bail!("unknown option {other}: usage: plan [--budget MINUTES] [--superseded] [--reproduce B] [RESULTS]")
-            }
-            other => results = PathBuf::from(other),
-        }
-    }
+    let Args {
+        budget,
+        superseded,
+        reproduce,
+        results,
+    } = Args::parse();
     let spec = Spec::load(&contract::spec_path())?;
     let fingerprint = fingerprint::checkout(&spec)?;
     let (files, memory, load) = read_results(&[results])?;
@@ -104,29 +100,9 @@ fn run() -> anyhow::Result<()> {
         .iter()
         .filter(|p| p.minutes <= plan::LONGEST_MINUTES)
         .collect();
-    let chosen: Vec<&plan::Piece> = match budget {
+    let chosen = match budget {
         None => runnable,
-        Some(budget) => {
-            if let Some(smallest) = runnable.iter().map(|p| p.minutes).reduce(f64::min) {
-                if smallest > budget {
-                    bail!(
-                        "--budget {budget} min is smaller than any piece: the smallest takes {smallest:.1} min"
-                    );
-                }
-            }
-            // The most valuable pieces that fit what is left of the budget, in the plan's order.
-            let mut left = budget;
-            runnable
-                .into_iter()
-                .filter(|p| {
-                    let fits = p.minutes <= left;
-                    if fits {
-                        left -= p.minutes;
-                    }
-                    fits
-                })
-                .collect()
-        }
+        Some(budget) => within(budget, runnable)?,
     };
     if let Some(budget) = budget {
         let minutes: f64 = chosen.iter().map(|p| p.minutes).sum();
@@ -148,4 +124,26 @@ fn run() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The most valuable pieces that fit in `budget` minutes, in the plan's order.
+fn within(budget: f64, runnable: Vec<&plan::Piece>) -> anyhow::Result<Vec<&plan::Piece>> {
+    if let Some(smallest) = runnable.iter().map(|p| p.minutes).reduce(f64::min) {
+        if smallest > budget {
+            bail!(
+                "--budget {budget} min is smaller than any piece: the smallest takes {smallest:.1} min"
+            );
+        }
+    }
+    let mut left = budget;
+    Ok(runnable
+        .into_iter()
+        .filter(|p| {
+            let fits = p.minutes <= left;
+            if fits {
+                left -= p.minutes;
+            }
+            fits
+        })
+        .collect())
 }

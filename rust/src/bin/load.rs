@@ -53,35 +53,11 @@ fn run() -> anyhow::Result<()> {
             path.display()
         );
     }
-    /// Before any work: every client of every load operation gets its share.
-    struct CheckShares<'a>(&'a Load, &'a Suite, &'a [u64]);
-    impl Visit for CheckShares<'_> {
-        type Output = anyhow::Result<()>;
-        fn servers<S: suites::Suite>(self) -> Self::Output {
-            Ok(()) // the spec refuses a load operation of a suite doublets does not run
-        }
-        fn doublets<S: Doublets>(self) -> Self::Output {
-            check_shares::<S::Request, S::Model>(self.0, self.1, self.2)
-        }
-    }
     for suite in &spec.suites {
         let check = CheckShares(load, suite, &session.sizes);
         suites::visit(&suite.id, check).map_err(|e| anyhow!("{}: {e}", spec.path))??;
     }
-    let servers = if session.families.iter().any(|f| f == "redis") {
-        cleanup::stop_on_interrupt()?;
-        let servers = Server::from_env(&spec, None)?;
-        for server in &servers {
-            server.preflight(session.allow_flush)?;
-            eprintln!("{} at {}", server.describe(), server.shown());
-            if let Some(why) = redis_benchmark::unavailable(server) {
-                eprintln!("redis-benchmark is not run beside it: {why}");
-            }
-        }
-        servers
-    } else {
-        Vec::new()
-    };
+    let servers = start_servers(&spec, &session)?;
 
     let mut run = Runner {
         spec: &spec,
@@ -101,21 +77,7 @@ fn run() -> anyhow::Result<()> {
         .iter()
         .map(|suite| run.cells_of(suite, &servers))
         .sum();
-    // redis-benchmark makes as many requests as the cell beside it, at about the same rate.
-    let beside = run.benchmarked(&servers);
-    let seconds =
-        run.cells as f64 * (load.warm_up_seconds + load.seconds) + beside as f64 * load.seconds;
-    eprintln!(
-        "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min, loads and checks on top",
-        session.sizes[0],
-        run.cells,
-        load.clients
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
-        seconds / 60.0
-    );
+    let seconds = run.estimate(&servers);
     let clock_ns = load::clock_cost();
     eprintln!("reading the clock costs {clock_ns:.1} ns");
     let started = Instant::now();
@@ -146,6 +108,36 @@ fn run() -> anyhow::Result<()> {
         eprintln!("wrote the figures to {}", path.display());
     }
     Ok(())
+}
+
+/// Before any work: every client of every load operation gets its share.
+struct CheckShares<'a>(&'a Load, &'a Suite, &'a [u64]);
+impl Visit for CheckShares<'_> {
+    type Output = anyhow::Result<()>;
+    fn servers<S: suites::Suite>(self) -> Self::Output {
+        Ok(()) // the spec refuses a load operation of a suite doublets does not run
+    }
+    fn doublets<S: Doublets>(self) -> Self::Output {
+        check_shares::<S::Request, S::Model>(self.0, self.1, self.2)
+    }
+}
+
+/// The servers the run's families use, each checked before any work, with Ctrl-C set to stop
+/// them.
+fn start_servers(spec: &Spec, session: &Session) -> anyhow::Result<Vec<Server>> {
+    if !session.families.iter().any(|f| f == "redis") {
+        return Ok(Vec::new());
+    }
+    cleanup::stop_on_interrupt()?;
+    let servers = Server::from_env(spec, None)?;
+    for server in &servers {
+        server.preflight(session.allow_flush)?;
+        eprintln!("{} at {}", server.describe(), server.shown());
+        if let Some(why) = redis_benchmark::unavailable(server) {
+            eprintln!("redis-benchmark is not run beside it: {why}");
+        }
+    }
+    Ok(servers)
 }
 
 /// A suite's load cells: every store doublets and the servers share it on.
@@ -228,6 +220,26 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
+    /// The run's warm-up, sampling and redis-benchmark in seconds, printed with its cells.
+    fn estimate(&self, servers: &[Server]) -> f64 {
+        // redis-benchmark makes as many requests as the cell beside it, at about the same rate.
+        let beside = self.benchmarked(servers);
+        let seconds = self.cells as f64 * (self.load.warm_up_seconds + self.load.seconds)
+            + beside as f64 * self.load.seconds;
+        eprintln!(
+            "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min, loads and checks on top",
+            self.sizes[0],
+            self.cells,
+            self.load.clients
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            seconds / 60.0
+        );
+        seconds
+    }
+
     /// The backends of `suite` this run measures, with the depth (server) or batch they use.
     fn backends(&self, suite: &Suite, servers: &[Server]) -> Vec<(String, usize)> {
         let mut backends = Vec::new();

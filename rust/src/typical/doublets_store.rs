@@ -112,10 +112,6 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
         let (any, set, queue) = (self.any, self.set, self.queue);
         let s = &mut self.store;
         let key_link = |s: &S, key: u64| -> Option<Link<u64>> { s.find([any, raw(key), any]) };
-        let ends = |s: &S| -> anyhow::Result<(u64, u64)> {
-            let head = s.try_get_link(queue)?;
-            Ok((head.source, head.target))
-        };
         match request {
             UsageRequest::Get(k) => get(s, any, k, found),
             UsageRequest::Set(k, v) => {
@@ -149,53 +145,21 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
                 found(Entry::new(k, value));
             }
             UsageRequest::RPush(v) => {
-                let (first, last) = ends(s)?;
-                let node = s.create()?;
-                if last != 0 {
-                    let tail = s.try_get_link(last)?;
-                    s.update(last, node, tail.target)?;
-                }
-                s.update(node, 0, raw(v))?;
-                s.update(queue, if first == 0 { node } else { first }, node)?;
+                rpush(s, queue, v)?;
                 found(Entry::new(0, v));
             }
             UsageRequest::LPush(v) => {
-                let (first, last) = ends(s)?;
-                let node = s.create_link(first, raw(v))?;
-                s.update(queue, node, if last == 0 { node } else { last })?;
+                lpush(s, queue, v)?;
                 found(Entry::new(0, v));
             }
             UsageRequest::LPop => {
-                let (first, last) = ends(s)?;
-                if first != 0 {
-                    let head = s.try_get_link(first)?;
-                    s.delete(first)?;
-                    s.update(queue, head.source, if head.source == 0 { 0 } else { last })?;
-                    found(Entry::new(0, number(head.target)));
+                if let Some(v) = lpop(s, queue)? {
+                    found(Entry::new(0, v));
                 }
             }
             UsageRequest::RPop => {
-                let (first, last) = ends(s)?;
-                if last != 0 {
-                    let tail = s.try_get_link(last)?;
-                    // The head link starts at `first`; when first == last it is the only link
-                    // starting there, and there is no node before the last.
-                    let before = if first == last {
-                        None
-                    } else {
-                        s.find([any, last, any])
-                    };
-                    s.delete(last)?;
-                    match before {
-                        Some(node) => {
-                            s.update(node.index, 0, node.target)?;
-                            s.update(queue, first, node.index)?;
-                        }
-                        None => {
-                            s.update(queue, 0, 0)?;
-                        }
-                    }
-                    found(Entry::new(0, number(tail.target)));
+                if let Some(v) = rpop(s, any, queue)? {
+                    found(Entry::new(0, v));
                 }
             }
             UsageRequest::SAdd(m) => {
@@ -211,21 +175,7 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
                 }
             }
             UsageRequest::SIsMember(m) => contains(s, set, m, found),
-            UsageRequest::Queue => {
-                let (mut id, _) = ends(s)?;
-                let links = s.count();
-                for position in 1.. {
-                    if id == 0 {
-                        break;
-                    }
-                    if position > links {
-                        bail!("the queue does not end: it has more nodes than the store has links");
-                    }
-                    let node = s.try_get_link(id)?;
-                    found(Entry::new(position, number(node.target)));
-                    id = node.source;
-                }
-            }
+            UsageRequest::Queue => walk(s, queue, found)?,
             UsageRequest::Members => {
                 s.each_by([any, set, any], |link| {
                     // The set's own point link starts at `set` too.
@@ -238,6 +188,90 @@ impl<S: Doublets<u64>> DoubletsUsage<S> {
         }
         Ok(())
     }
+}
+
+/// The queue's first and last node (0 when it is empty): the queue link's source and target.
+fn ends<S: Doublets<u64>>(s: &S, queue: u64) -> anyhow::Result<(u64, u64)> {
+    let head = s.try_get_link(queue)?;
+    Ok((head.source, head.target))
+}
+
+/// RPUSH: a new last node, which the old last node points to.
+fn rpush<S: Doublets<u64>>(s: &mut S, queue: u64, v: u64) -> anyhow::Result<()> {
+    let (first, last) = ends(s, queue)?;
+    let node = s.create()?;
+    if last != 0 {
+        let tail = s.try_get_link(last)?;
+        s.update(last, node, tail.target)?;
+    }
+    s.update(node, 0, raw(v))?;
+    s.update(queue, if first == 0 { node } else { first }, node)?;
+    Ok(())
+}
+
+/// LPUSH: a new first node, pointing to the old first.
+fn lpush<S: Doublets<u64>>(s: &mut S, queue: u64, v: u64) -> anyhow::Result<()> {
+    let (first, last) = ends(s, queue)?;
+    let node = s.create_link(first, raw(v))?;
+    s.update(queue, node, if last == 0 { node } else { last })?;
+    Ok(())
+}
+
+/// LPOP: the first node's value, the node deleted; none from an empty queue.
+fn lpop<S: Doublets<u64>>(s: &mut S, queue: u64) -> anyhow::Result<Option<u64>> {
+    let (first, last) = ends(s, queue)?;
+    if first == 0 {
+        return Ok(None);
+    }
+    let head = s.try_get_link(first)?;
+    s.delete(first)?;
+    s.update(queue, head.source, if head.source == 0 { 0 } else { last })?;
+    Ok(Some(number(head.target)))
+}
+
+/// RPOP: the last node's value, the node deleted and the one before it made last.
+fn rpop<S: Doublets<u64>>(s: &mut S, any: u64, queue: u64) -> anyhow::Result<Option<u64>> {
+    let (first, last) = ends(s, queue)?;
+    if last == 0 {
+        return Ok(None);
+    }
+    let tail = s.try_get_link(last)?;
+    // The head link starts at `first`; when first == last it is the only link starting there,
+    // and there is no node before the last.
+    let before = if first == last {
+        None
+    } else {
+        s.find([any, last, any])
+    };
+    s.delete(last)?;
+    match before {
+        Some(node) => {
+            s.update(node.index, 0, node.target)?;
+            s.update(queue, first, node.index)?;
+        }
+        None => {
+            s.update(queue, 0, 0)?;
+        }
+    }
+    Ok(Some(number(tail.target)))
+}
+
+/// The whole queue, first to last, each value with its position (a check's probe).
+fn walk<S: Doublets<u64>>(s: &S, queue: u64, found: &mut impl FnMut(Entry)) -> anyhow::Result<()> {
+    let (mut id, _) = ends(s, queue)?;
+    let links = s.count();
+    for position in 1.. {
+        if id == 0 {
+            break;
+        }
+        if position > links {
+            bail!("the queue does not end: it has more nodes than the store has links");
+        }
+        let node = s.try_get_link(id)?;
+        found(Entry::new(position, number(node.target)));
+        id = node.source;
+    }
+    Ok(())
 }
 
 /// GET: the value of the link (key, value), if there is one.

@@ -1876,66 +1876,11 @@ impl Resolver<'_> {
                 "load: seconds must be above 0, warm_up_seconds at least 0",
             ));
         }
-        let ten = vec![10; size_count];
-        let mut operations = Vec::new();
-        for op in &wire.operations {
-            let Some((suite, operation)) = suites.iter().find_map(|s| {
-                s.operations
-                    .iter()
-                    .find(|o| o.id == op.id.value)
-                    .map(|o| (s, o))
-            }) else {
-                return Err(self.error(
-                    &op.id,
-                    format!("no suite has an operation \"{}\"", op.id.value),
-                ));
-            };
-            // Concurrent clients are measured beside doublets' one store shared by them all.
-            let in_process = |name: &String| {
-                backends
-                    .iter()
-                    .any(|b| &b.name == name && b.layout.is_some())
-            };
-            if !suite.backends.iter().any(in_process) {
-                return Err(self.error(
-                    &op.id,
-                    format!(
-                        "{}: the load measures clients beside doublets' shared store, and no doublets store runs the suite {}",
-                        op.id.value, suite.id
-                    ),
-                ));
-            }
-            let per_i = |work: &Work| {
-                work.range
-                    .as_ref()
-                    .is_some_and(|r| r.values(&ten) == Ok((1..=10).collect()))
-            };
-            if !per_i(&operation.work) || !operation.undo.as_ref().is_none_or(per_i) {
-                return Err(self.error(
-                    &op.id,
-                    format!("{}: the load runs an operation one i at a time, so its work and undo must run `for: 1 to N`", op.id.value),
-                ));
-            }
-            let step = operation.work.requests.len()
-                + operation.undo.as_ref().map_or(0, |u| u.requests.len());
-            let deep = wire
-                .depths
-                .iter()
-                .chain(&wire.client_depths)
-                .filter(|&&d| d > 1)
-                .chain([&wire.batch]);
-            if let Some(bad) = deep.into_iter().find(|&&d| d % step != 0) {
-                return Err(self.error(
-                    &op.id,
-                    format!("{}: a pipeline or batch of {bad} would split its {step} requests per i (work and undo)", op.id.value),
-                ));
-            }
-            operations.push(LoadOperation {
-                suite: suite.id.clone(),
-                id: op.id.value.clone(),
-                redis_benchmark: op.redis_benchmark.clone(),
-            });
-        }
+        let operations = wire
+            .operations
+            .iter()
+            .map(|op| self.load_operation(op, wire, (suites, backends), size_count))
+            .collect::<Result<_, _>>()?;
         let wire = load.value;
         Ok(Load {
             sizes: wire.sizes,
@@ -1948,6 +1893,74 @@ impl Resolver<'_> {
             seconds: wire.seconds,
             operations,
             description: wire.description,
+        })
+    }
+
+    /// A load operation: of a suite doublets runs, its work and undo one i at a time, and each
+    /// pipeline or batch a whole number of them.
+    fn load_operation(
+        &self,
+        op: &wire::LoadOperation,
+        wire: &wire::Load,
+        (suites, backends): (&[Suite], &[Backend]),
+        size_count: usize,
+    ) -> Result<LoadOperation, SpecError> {
+        let ten = vec![10; size_count];
+        let Some((suite, operation)) = suites.iter().find_map(|s| {
+            s.operations
+                .iter()
+                .find(|o| o.id == op.id.value)
+                .map(|o| (s, o))
+        }) else {
+            return Err(self.error(
+                &op.id,
+                format!("no suite has an operation \"{}\"", op.id.value),
+            ));
+        };
+        // Concurrent clients are measured beside doublets' one store shared by them all.
+        let in_process = |name: &String| {
+            backends
+                .iter()
+                .any(|b| &b.name == name && b.layout.is_some())
+        };
+        if !suite.backends.iter().any(in_process) {
+            return Err(self.error(
+                &op.id,
+                format!(
+                    "{}: the load measures clients beside doublets' shared store, and no doublets store runs the suite {}",
+                    op.id.value, suite.id
+                ),
+            ));
+        }
+        let per_i = |work: &Work| {
+            work.range
+                .as_ref()
+                .is_some_and(|r| r.values(&ten) == Ok((1..=10).collect()))
+        };
+        if !per_i(&operation.work) || !operation.undo.as_ref().is_none_or(per_i) {
+            return Err(self.error(
+                &op.id,
+                format!("{}: the load runs an operation one i at a time, so its work and undo must run `for: 1 to N`", op.id.value),
+            ));
+        }
+        let step =
+            operation.work.requests.len() + operation.undo.as_ref().map_or(0, |u| u.requests.len());
+        let deep = wire
+            .depths
+            .iter()
+            .chain(&wire.client_depths)
+            .filter(|&&d| d > 1)
+            .chain([&wire.batch]);
+        if let Some(bad) = deep.into_iter().find(|&&d| d % step != 0) {
+            return Err(self.error(
+                &op.id,
+                format!("{}: a pipeline or batch of {bad} would split its {step} requests per i (work and undo)", op.id.value),
+            ));
+        }
+        Ok(LoadOperation {
+            suite: suite.id.clone(),
+            id: op.id.value.clone(),
+            redis_benchmark: op.redis_benchmark.clone(),
         })
     }
 
