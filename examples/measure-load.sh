@@ -6,8 +6,9 @@
 #                                                 and rewrites the READMEs' tables and charts
 # Environment: BENCHMARK_LANGUAGES (default rust,csharp), BENCHMARK_BACKEND (redis|doublets),
 # BENCHMARK_SERVERS (e.g. redis,garnet), REDIS_URL, BENCHMARK_ALLOW_FLUSH, as for the bench.
-# redis-benchmark (from redis-server's package) runs beside Rust's server cells. The figures of each
-# language and B go to target/results/load-<time>/load-<language>-b<B>.json; a failed size stops
+# redis-benchmark (from redis-server's package) runs beside Rust's server cells. BENCHMARK_ROUND
+# (default 1) says which of the spec's `publish.load_runs` this is. The figures of each language
+# and B go to target/results/load-<time>/load-<language>-b<B>-r<round>.json; a failed size stops
 # the run and publishes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,7 @@ mkdir -p "$results"
 for b in "${sizes[@]}"; do
   for language in "${language_list[@]}"; do
     say "$language, B=$b"
-    file="$PWD/$results/load-$language-b$b.json"
+    file="$PWD/$results/load-$language-b$b-r${BENCHMARK_ROUND:-1}.json"
     case $language in
       rust) BENCHMARK_RESULTS="$file" "$load" "$b" ;;
       csharp) BENCHMARK_RESULTS="$file" dotnet run -c Release --no-build --project csharp/RedisVSDoublets -- --load "$b" ;;
@@ -50,7 +51,11 @@ say "figures in $results"
 
 if [ -n "$publish" ]; then
   for file in "$results"/load-*.json; do
-    # A language and B measured again replace their earlier figures.
+    # A language, B and round measured again replace their earlier figures (a file from before
+    # rounds were recorded is round 1).
+    stem=$(basename "$file" .json)
+    [[ $stem == *-r1 ]] && rm -f "docs/sample-results/${stem%-r1}.json"
+    rm -f "docs/sample-results/$stem.json" "docs/sample-results/$stem"-*.json
     cp "$file" docs/sample-results/
   done
   say "updating README.md, README.ru.md and docs/charts from docs/sample-results"

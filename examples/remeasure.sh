@@ -145,7 +145,10 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
   # the older set of its language and size once it is as complete.
   case $kind in
     memory | load-*)
-      for older in "$results/${id}.json" "$results/${id}"-*.json; do
+      # (a load file from before rounds were recorded is round 1)
+      olders=("$results/${id}.json" "$results/${id}"-*.json)
+      [[ $id == load-*-r1 ]] && olders+=("$results/${id%-r1}.json")
+      for older in "${olders[@]}"; do
         [ -e "$older" ] && [ "$older" != "$results/$file" ] && rm -- "$older"
       done ;;
   esac

@@ -86,6 +86,8 @@ internal sealed class Bench(Options options)
         spec = Spec.Load(root, Get);
         (sizes, families) = (spec.Sizes, spec.Families);
         fingerprint = Provenance.Fingerprint(root);
+        // Which of the plan's runs this is (publish.load_runs), for the report to tell them apart.
+        round = Preflight.Round(Environment.GetEnvironmentVariable);
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Filter is not null)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: a filtered run is not a result file (the report needs every cell)");
@@ -101,7 +103,7 @@ internal sealed class Bench(Options options)
         var figures = new LoadBench(spec, load, sizes, families, servers, clients, options).Run();
         if (results is null) return 0;
         // Written whole at the end: a failed or interrupted run leaves no partial file.
-        File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(round: false), clock, figures));
+        File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(), clock, figures));
         Console.Error.WriteLine($"wrote the figures to {results}");
         return 0;
     }
@@ -357,14 +359,14 @@ internal sealed class Bench(Options options)
 
     void WriteResults(string path)
     {
-        var text = string.Concat(ProvenanceOfRun(round: true).Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
+        var text = string.Concat(ProvenanceOfRun().Select(p => $"# {p.Item1}: {p.Item2}\n")) + string.Concat(lines.Select(l => l + "\n"));
         // Written whole at the end: a failed or interrupted run leaves no partial file.
         File.WriteAllText(path, text);
         Console.Error.WriteLine($"wrote {lines.Count} checked cells to {path}");
     }
 
     /// <summary>What a result file records of the run: language, toolchain, clients, sizes, servers, fingerprint and the machine.</summary>
-    List<(string, string)> ProvenanceOfRun(bool round)
+    List<(string, string)> ProvenanceOfRun()
     {
         var provenance = new List<(string, string)>
         {
@@ -377,7 +379,7 @@ internal sealed class Bench(Options options)
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
         if (folder is not null) provenance.Add(("durable", folder.Describe));
-        if (round) provenance.Add(("round", this.round.ToString(CultureInfo.InvariantCulture)));
+        provenance.Add(("round", round.ToString(CultureInfo.InvariantCulture)));
         provenance.Add(("fingerprint", fingerprint));
         if (servers.Count > 0)
         {

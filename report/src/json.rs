@@ -17,7 +17,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 13;
+pub const VERSION: u32 = 14;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -113,7 +113,9 @@ pub struct LoadJson {
     pub measured: Option<MeasuredCode>,
     /// One per load cell (an operation on a store with K clients), as the result file holds it,
     /// requests per second to 3 significant digits. Changed in version 13: the latencies are one
-    /// object, `latency_ns`, as in the result files.
+    /// object, `latency_ns`, as in the result files. New in version 14: where the plan's runs
+    /// (`publish.load_runs`) were taken apart, each figure is their median and `runs` holds each
+    /// run's requests per second.
     pub figures: Vec<load::Figure>,
     /// redis-benchmark beside the server cells: the same server, clients and depth (Rust's runs).
     pub redis_benchmark: Vec<BenchmarkFigure>,
@@ -288,6 +290,7 @@ fn load_run(run: &LoadRun, code: &Code) -> LoadJson {
             .iter()
             .map(|f| load::Figure {
                 per_second: three_digits(f.per_second),
+                runs: f.runs.iter().map(|&r| three_digits(r)).collect(),
                 ..f.clone()
             })
             .collect(),

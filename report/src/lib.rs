@@ -29,6 +29,7 @@ pub mod findings;
 pub mod format;
 pub mod headline;
 pub mod json;
+pub mod load_runs;
 pub mod measured;
 pub mod pages;
 pub mod parts;
@@ -388,16 +389,24 @@ pub fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun
         }
     }
     memory.sort_by_key(|run| run.background);
-    // Rust's runs first, then C#'s, each by B.
-    load.sort_by_key(|run| (run.language() != "rust", run.background));
-    if let Some(twice) = load
-        .windows(2)
-        .find(|w| w[0].language() == w[1].language() && w[0].background == w[1].background)
-    {
+    // Rust's runs first, then C#'s, each by B and round.
+    let get = |run: &LoadRun, key: &str| run.provenance.get(key).cloned().unwrap_or_default();
+    let piece = |run: &LoadRun| {
+        let round = get(run, "round").parse().unwrap_or(1u32);
+        (
+            run.language() != "rust",
+            run.background,
+            round,
+            get(run, "fingerprint"),
+        )
+    };
+    load.sort_by_key(piece);
+    if let Some(twice) = load.windows(2).find(|w| piece(&w[0]) == piece(&w[1])) {
         bail!(
-            "two {} load runs at B = {}: keep one result file per language and B",
+            "two {} load runs at B = {}, round {}, of one code: keep one result file per language, B and round",
             view::language_name(twice[0].language()),
-            twice[0].background
+            twice[0].background,
+            piece(&twice[0]).2
         );
     }
     Ok((files, memory, load))

@@ -338,12 +338,7 @@ pub fn select(
         |r| &r.provenance,
         |r| format!("the memory run at B = {}", r.background),
     );
-    let load = newest(
-        load,
-        |r| format!("{} {}", r.language(), r.background),
-        |r| &r.provenance,
-        |r| format!("the {} load run at B = {}", r.language(), r.background),
-    );
+    let load = crate::load_runs::select(load, spec);
     Selected {
         files,
         memory,

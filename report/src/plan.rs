@@ -60,6 +60,8 @@ pub enum What {
     Load {
         language: String,
         background: u64,
+        /// Which of the plan's runs (`publish.load_runs`), from 1.
+        round: u32,
         servers: Vec<String>,
     },
     Memory {
@@ -78,7 +80,7 @@ pub struct Piece {
 impl Piece {
     /// Its name, and the stem of its result file: `rust-b1000-n100-r2`,
     /// `csharp-b1000000-n1000-r1-doublets`, `csharp-b1000000-n1000-r1-garnet`,
-    /// `csharp-b1000000-n1000-r1-redis-FreeRedis`, `load-rust-b1000`, `memory-b1000`.
+    /// `csharp-b1000000-n1000-r1-redis-FreeRedis`, `load-rust-b1000-r1`, `memory-b1000`.
     pub fn id(&self) -> String {
         match &self.what {
             What::Bench(r) => {
@@ -101,8 +103,9 @@ impl Piece {
             What::Load {
                 language,
                 background,
+                round,
                 ..
-            } => format!("load-{language}-b{background}"),
+            } => format!("load-{language}-b{background}-r{round}"),
             What::Memory { background, .. } => format!("memory-b{background}"),
         }
     }
@@ -146,8 +149,16 @@ impl Piece {
             What::Load {
                 language,
                 background,
+                round,
                 servers: s,
-            } => (format!("load-{language}"), *background, vec![servers(s)]),
+            } => {
+                let round = ("BENCHMARK_ROUND".to_string(), round.to_string());
+                (
+                    format!("load-{language}"),
+                    *background,
+                    vec![round, servers(s)],
+                )
+            }
             What::Memory {
                 background,
                 servers: s,
@@ -201,14 +212,23 @@ pub fn pending(
         if let Some(l) = &spec.load {
             if let Some(k) = l.sizes.iter().position(|s| *s == b) {
                 for (language, minutes) in &publish.load_minutes {
-                    let done = load.iter().any(|r| {
-                        r.language() == language && r.background == b && is_current(&r.provenance)
-                    });
-                    if !done && !load_done.contains(&(language.clone(), b)) {
+                    if load_done.contains(&(language.clone(), b)) {
+                        continue;
+                    }
+                    // The rounds this code has measured, each once.
+                    let measured: std::collections::BTreeSet<u32> = load
+                        .iter()
+                        .filter(|r| r.language() == language && r.background == b)
+                        .filter(|r| is_current(&r.provenance))
+                        .map(|r| r.provenance.get("round").map_or(Ok(1), |n| n.parse()))
+                        .collect::<Result<_, _>>()
+                        .unwrap_or_default();
+                    for round in (1..=publish.load_runs).filter(|n| !measured.contains(n)) {
                         pieces.push(Piece {
                             what: What::Load {
                                 language: language.clone(),
                                 background: b,
+                                round,
                                 servers: servers.clone(),
                             },
                             minutes: minutes[k],

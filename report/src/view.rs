@@ -546,6 +546,24 @@ pub fn load_chart_title(
 /// What a load table's server rows are, per language: Rust's through redis-rs at each depth, C#'s
 /// one request at a time per client through each client library, named by its suffix.
 fn load_rows_note(spec: &Spec, load: &contract::spec::Load, run: &LoadRun, lang: Lang) -> String {
+    let runs = match (run.provenance.get("runs"), lang) {
+        (Some(n), Lang::En) => format!("each cell the median of {n} runs [their lowest–highest]; "),
+        (Some(n), Lang::Ru) => {
+            format!("в каждой ячейке медиана {n} запусков [их наименьшее–наибольшее]; ")
+        }
+        (None, Lang::En) => "one run; ".to_string(),
+        (None, Lang::Ru) => "один запуск; ".to_string(),
+    };
+    runs + &load_servers_note(spec, load, run, lang)
+}
+
+/// What a load table's server rows are, per language.
+fn load_servers_note(
+    spec: &Spec,
+    load: &contract::spec::Load,
+    run: &LoadRun,
+    lang: Lang,
+) -> String {
     let client = run.provenance.get("client").cloned().unwrap_or_default();
     if run.language() == "rust" {
         let deep: Vec<String> = load
@@ -723,11 +741,27 @@ impl LoadFigures<'_> {
                     .iter()
                     .map(|&k| {
                         self.find(op, backend, k)
-                            .map_or("—".into(), |f| per_second(f.per_second, self.lang))
+                            .map_or("—".into(), |f| self.rate(f))
                     })
                     .collect(),
             })
             .collect()
+    }
+
+    /// A cell's requests per second: the median of its runs, with the lowest and highest where
+    /// there are several.
+    fn rate(&self, f: &contract::load::Figure) -> String {
+        let median = per_second(f.per_second, self.lang);
+        let lowest = f.runs.iter().copied().reduce(f64::min);
+        let highest = f.runs.iter().copied().reduce(f64::max);
+        match (lowest, highest) {
+            (Some(lo), Some(hi)) if f.runs.len() > 1 => format!(
+                "{median} [{}–{}]",
+                per_second(lo, self.lang),
+                per_second(hi, self.lang)
+            ),
+            _ => median,
+        }
     }
 
     /// The latency percentiles at the spec's K.

@@ -632,7 +632,7 @@ fn rounds_publish_the_median_and_the_spread() {
         .unwrap()
         .1;
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(value["version"], 13);
+    assert_eq!(value["version"], 14);
     let cell = &value["tables"][0]["rows"][0]["cells"]["Doublets_United_Volatile"];
     assert_eq!(cell["status"], "measured");
     let rounds: Vec<f64> = cell["rounds_ns"]
@@ -942,6 +942,48 @@ fn garnet_gets_its_columns_each_doublets_cell_names_its_server_and_garnet_is_com
     );
 }
 
+/// A language's load runs at one B, one per round: each cell is their median, with the lowest and
+/// highest beside it, in the tables and in docs/results.json.
+#[test]
+fn load_runs_show_their_median_and_spread() {
+    let round = |n: u32, scale: f64| {
+        let mut run: serde_json::Value =
+            serde_json::from_str(&fixture("load-rust-b1000.json")).unwrap();
+        run["provenance"]["round"] = n.to_string().into();
+        run["provenance"]["date"] = format!("2026-12-02T0{n}:00:00Z").into();
+        for f in run["figures"].as_array_mut().unwrap() {
+            let rate = f["per_second"].as_f64().unwrap();
+            f["per_second"] = (rate * scale).into();
+        }
+        serde_json::to_string_pretty(&run).unwrap()
+    };
+    let work = Workspace::new(&[
+        ("rust-b1000.txt", fixture("rust-b1000.txt")),
+        ("load-rust-b1000-r1.json", round(1, 0.8)),
+        ("load-rust-b1000-r2.json", round(2, 1.25)),
+        ("load-rust-b1000-r3.json", round(3, 1.0)),
+    ]);
+    run(&work.args()).unwrap();
+    let page = work.read("docs/load.md");
+    assert!(page.contains("each cell the median of 3 runs"), "{page}");
+    // K = 1 of Doublets_United_Volatile's KeyValue Set: 5M a second in the fixture.
+    assert!(page.contains("| 5.00M [4.00M–6.25M] |"), "{page}");
+    let json: serde_json::Value = serde_json::from_str(&work.read("docs/results.json")).unwrap();
+    let first = &json["load"][0]["figures"][0];
+    assert_eq!(first["per_second"], 5_000_000.0);
+    assert_eq!(
+        first["runs"],
+        serde_json::json!([4_000_000.0, 6_250_000.0, 5_000_000.0])
+    );
+    // The same round twice, of one code, is a mistake the report names.
+    let twice = Workspace::new(&[
+        ("load-rust-b1000-r1.json", round(1, 1.0)),
+        ("load-rust-b1000-r1-again.json", round(1, 1.0)),
+    ]);
+    let e = format!("{:#}", run(&twice.args()).unwrap_err());
+    assert!(e.contains("two Rust load runs at B = 1000, round 1"), "{e}");
+}
+
 #[test]
 fn load_runs_become_tables_and_charts_against_clients() {
     let work = Workspace::new(&[
@@ -1040,7 +1082,10 @@ fn load_runs_become_tables_and_charts_against_clients() {
         ),
     ]);
     let e = format!("{:#}", run(&twice.args()).unwrap_err());
-    assert!(e.contains("two C# load runs at B = 1000"), "{e}");
+    assert!(
+        e.contains("two C# load runs at B = 1000, round 1, of one code"),
+        "{e}"
+    );
 }
 
 /// The Rust fixture with the payload suite's server cells, and its C# twin run through every
@@ -1485,9 +1530,16 @@ fn the_first_screen_holds_findings_that_the_results_back() {
     }
 }
 
+/// The environment of the plan's piece `id`, with nothing measured.
+fn all_pieces_of(spec: &contract::spec::Spec, id: &str) -> Vec<(String, String)> {
+    let all = report::plan::pending(spec, &[], &[], &[], "current");
+    let piece = all.iter().find(|p| p.id() == id).expect(id);
+    piece.command(spec).2
+}
+
 /// The re-measure plan: a piece is done once a result of the checkout's code holds it (a round of
-/// one family is half done), results of older code count for nothing, and a round too long for a
-/// window is split, or flagged where no split is short enough.
+/// one family is half done), results of older code count for nothing, a round too long for a
+/// window is split, or flagged where no split is short enough, and the load has a piece per run.
 #[test]
 fn the_plan_lists_what_the_checkouts_code_lacks() {
     use contract::results::ResultFile;
@@ -1526,6 +1578,38 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
             && done.contains(&"csharp-b1000-n100-r1".to_string())
     );
     assert_eq!(ids(&[round("older", "doublets,redis")]), nothing);
+    // The load at each of its sizes: one piece per run the plan asks for, each with its round,
+    // and a run of this code done once its round is there.
+    let runs = spec.publish.as_ref().unwrap().load_runs;
+    let load_pieces: Vec<&String> = nothing
+        .iter()
+        .filter(|id| id.starts_with("load-rust-b1000-"))
+        .collect();
+    assert_eq!(load_pieces.len(), runs as usize, "{load_pieces:?}");
+    assert_eq!(load_pieces[0], "load-rust-b1000-r1");
+    let load_run = |round: u32| {
+        let mut run: contract::load::LoadRun =
+            serde_json::from_str(&fixture("load-rust-b1000.json")).unwrap();
+        run.provenance
+            .insert("fingerprint".into(), "current".into());
+        run.provenance.insert("round".into(), round.to_string());
+        run
+    };
+    let left: Vec<String> = pending(&spec, &[], &[], &[load_run(2)], "current")
+        .iter()
+        .map(|p| p.id())
+        .filter(|id| id.starts_with("load-rust-b1000-"))
+        .collect();
+    assert!(
+        left.contains(&"load-rust-b1000-r1".to_string())
+            && !left.contains(&"load-rust-b1000-r2".to_string()),
+        "{left:?}"
+    );
+    let r3 = all_pieces_of(&spec, "load-rust-b1000-r3");
+    assert!(
+        r3.contains(&("BENCHMARK_ROUND".to_string(), "3".to_string())),
+        "{r3:?}"
+    );
     assert_eq!(ids(&[round("current", "doublets")]), nothing);
     let all = pending(&spec, &[], &[], &[], "current");
     let csharp: Vec<(String, f64)> = all

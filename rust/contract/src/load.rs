@@ -32,6 +32,10 @@ pub struct Figure {
     pub per_second: f64,
     /// Each timed batch's latency (a request's, when `batch` is 1).
     pub latency_ns: Latency,
+    /// Requests per second of each run this figure is the median of, in round order: the report
+    /// merges a language's runs at one B (`publish.load_runs`); empty in a result file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<f64>,
 }
 
 /// One redis-benchmark run beside a server's load cell: the same server, clients and depth.

@@ -47,6 +47,8 @@ fn run() -> anyhow::Result<()> {
     };
     // N = B: each operation's work and undo then cover every i of the background.
     let session = Session::at_background(&spec, b, |_| b.clone(), USAGE)?;
+    // Which of the plan's runs this is (`publish.load_runs`), for the report to tell them apart.
+    let round = redis_vs_doublets::preflight::round(|name| std::env::var(name).ok())?;
     if let (Some(path), Some(_)) = (&session.results, filter) {
         bail!(
             "BENCHMARK_RESULTS={}: a filtered run is not a result file (the report needs every cell)",
@@ -95,7 +97,7 @@ fn run() -> anyhow::Result<()> {
     );
     let result = LoadRun {
         background: session.sizes[0],
-        provenance: provenance_of(&session.families, &servers, session.fingerprint),
+        provenance: provenance_of(&session.families, &servers, session.fingerprint, round),
         clock_ns,
         figures: run.figures,
         redis_benchmark: run.benchmarks,
@@ -189,6 +191,7 @@ fn provenance_of(
     families: &[String],
     servers: &[Server],
     fingerprint: String,
+    round: u32,
 ) -> BTreeMap<String, String> {
     let mut provenance: BTreeMap<String, String> = provenance::rust()
         .into_iter()
@@ -197,6 +200,7 @@ fn provenance_of(
         .collect();
     provenance.insert("families".into(), families.join(","));
     provenance.insert("fingerprint".into(), fingerprint);
+    provenance.insert("round".into(), round.to_string());
     if !servers.is_empty() {
         let ids: Vec<&str> = servers.iter().map(|s| s.kind.id.as_str()).collect();
         provenance.insert("servers".into(), ids.join(","));
@@ -539,6 +543,7 @@ impl Runner<'_> {
                     requests,
                     per_second,
                     latency_ns: latency,
+                    runs: Vec::new(),
                 });
                 done.push((op.clone(), k, requests));
             }

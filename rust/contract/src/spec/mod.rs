@@ -73,7 +73,10 @@ pub struct Memory {
 pub struct Publish {
     pub servers: Vec<String>,
     pub bench: Vec<PublishedSize>,
-    /// Per language, one per `load` size.
+    /// Runs of the load measurement per language and size, each taken apart: the report shows
+    /// each cell's median over them with its lowest and highest.
+    pub load_runs: u32,
+    /// Per language, one per `load` size: the minutes of one run.
     pub load_minutes: std::collections::BTreeMap<String, Vec<f64>>,
     /// One per `memory` size.
     pub memory: Vec<PublishedRun>,
@@ -1825,6 +1828,9 @@ impl Resolver<'_> {
                     LANGUAGES.join(", ")
                 ));
             }
+        }
+        if p.load_runs == 0 {
+            return fail("load_runs must be 1 or more".into());
         }
         let load_sizes = load.map_or(0, |l| l.sizes.len());
         if !p.load_minutes.keys().all(language)
