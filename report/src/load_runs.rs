@@ -67,23 +67,18 @@ fn say_left_out(run: &LoadRun, why: &str) {
 
 /// The newest run of each round, in round order.
 fn one_per_round(set: Vec<LoadRun>) -> Vec<LoadRun> {
-    let mut by_round: BTreeMap<u32, LoadRun> = BTreeMap::new();
-    for run in set {
-        match by_round.remove(&round(&run)) {
-            Some(kept) if get(&kept, "date") >= get(&run, "date") => {
-                say_left_out(&run, "a newer run of its round is kept");
-                by_round.insert(round(&kept), kept);
-            }
-            Some(older) => {
-                say_left_out(&older, "a newer run of its round is kept");
-                by_round.insert(round(&run), run);
-            }
-            None => {
-                by_round.insert(round(&run), run);
-            }
-        }
-    }
-    by_round.into_values().collect()
+    let describe = |r: &LoadRun| {
+        format!(
+            "the {} load run at B = {}, round {}",
+            r.language(),
+            r.background,
+            round(r)
+        )
+    };
+    let mut kept =
+        crate::measured::newest(set, |r| round(r).to_string(), |r| &r.provenance, describe);
+    kept.sort_by_key(round);
+    kept
 }
 
 /// One run of figures from several: each cell's median rate, requests and latencies over the

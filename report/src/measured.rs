@@ -416,9 +416,9 @@ fn select_bench(
     (kept, dropped)
 }
 
-/// The newest run of each piece (`piece`: a B, or a language and B); the others are left out, and
-/// said on stderr.
-fn newest<R>(
+/// The newest run of each piece (`piece`: a memory run's B, a load run's round); the others are
+/// left out, and said on stderr.
+pub(crate) fn newest<R>(
     runs: Vec<R>,
     piece: impl Fn(&R) -> String,
     provenance: impl Fn(&R) -> &BTreeMap<String, String>,
