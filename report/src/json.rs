@@ -17,7 +17,7 @@ use crate::{
 };
 
 /// The version of this format.
-pub const VERSION: u32 = 14;
+pub const VERSION: u32 = 15;
 
 /// docs/results.json.
 #[derive(Serialize, JsonSchema)]
@@ -140,7 +140,8 @@ pub struct TableJson {
     /// The code its rounds measured, and whether that is the checkout's. New in version 8.
     pub measured: MeasuredCode,
     /// Each round's machine: its calibrations, the CPU time other processes used, steal, and
-    /// whether it was quiet (these are no longer in `provenance`). New in version 9.
+    /// whether it was quiet (these are no longer in `provenance`). New in version 9; each input's
+    /// `date` new in version 15.
     pub environment: Vec<crate::tables::Environment>,
     pub rows: Vec<RowJson>,
     /// Where each server cell's time went, where its server reports it (Redis; Garnet does not):

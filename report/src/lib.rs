@@ -8,6 +8,7 @@
 //! - [`format`]: numbers, durations and plural forms in English and Russian.
 //! - [`stats`]: the one statistical definition: medians, order-statistic intervals, verdicts.
 //! - [`environment`]: each round's machine (calibrations, other processes, steal), for the method page.
+//! - [`variance`]: where the spread comes from: within a round, between rounds, between times.
 //! - [`headline`]: Doublets against Redis per operation and size, each ratio with its interval.
 //! - [`conditions`]: the conditions that open the findings, with what a round trip cost here.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
@@ -38,6 +39,7 @@ pub mod readme;
 pub mod reproduce;
 pub mod stats;
 pub mod tables;
+pub mod variance;
 pub mod variants;
 pub mod view;
 

@@ -36,6 +36,8 @@ pub struct Cell {
     pub sd_ns: f64,
     /// Each round's median, in round order.
     pub rounds_ns: Vec<f64>,
+    /// Each round's standard deviation within it, in round order ([`crate::variance`]).
+    pub rounds_sd_ns: Vec<f64>,
     /// The median's interval over the rounds ([`crate::stats::interval`]); none with one round.
     pub interval_ns: Option<(f64, f64)>,
     /// The fastest server mode of its row.
@@ -108,6 +110,8 @@ pub struct Environment {
     pub steal: Option<String>,
     /// `quiet`, or `busy` where other processes used more than conditions::BUSY_ABOVE.
     pub machine: Option<String>,
+    /// When it started (RFC 3339), which tells rounds of one sitting from rounds taken apart.
+    pub date: Option<String>,
 }
 
 /// The provenance keys each input records of its own machine, listed per input in
@@ -134,6 +138,7 @@ impl Environment {
             other_processes: get("other_processes"),
             steal: get("steal"),
             machine: get("machine"),
+            date: get("date"),
         }
     }
 }
@@ -210,6 +215,7 @@ impl Cell {
             sd_ns: crate::stats::median(rounds.iter().map(|r| r.2)),
             interval_ns: crate::stats::interval(&rounds_ns),
             rounds_ns,
+            rounds_sd_ns: rounds.iter().map(|r| r.2).collect(),
             fastest_server: false,
             comparison: None,
         }

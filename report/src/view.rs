@@ -60,6 +60,10 @@ pub struct View {
     /// Each round's machine, for the method page, with the share of other processes' CPU time
     /// above which a round is busy, in percent, and the PINGs of a calibration.
     pub environment: Vec<crate::environment::Row>,
+    /// Where the spread comes from, per language, size and kind of store, and the hours apart
+    /// that make rounds separate times.
+    pub variance: Vec<crate::variance::Row>,
+    pub separate_hours: f64,
     pub busy_percent: f64,
     pub pings: usize,
     /// Per suite with Doublets and Redis: Doublets against Redis, operation × size.
@@ -1284,6 +1288,8 @@ pub fn build(
         older_code,
         pending: Vec::new(),
         environment: crate::environment::rows(tables, lang),
+        variance: crate::variance::rows(spec, tables, lang),
+        separate_hours: crate::variance::SEPARATE_HOURS,
         busy_percent: (contract::conditions::BUSY_ABOVE * 100.0).round(),
         pings: contract::conditions::PINGS,
         headline: headline_views(spec, &lines, lang),
