@@ -14,7 +14,9 @@
 #                                           intervals
 # Each finished piece goes at once into docs/sample-results (named for the code it measured) and
 # the READMEs are made again from there; a set of the checkout's code replaces the older one of its
-# language and size once it has as many complete rounds. Killed at any moment (SIGKILL included),
+# language and size once it has as many complete rounds; docs/sample-results/ledger.tsv gets a line
+# with the time it took against its estimate, and a piece over 1.3× its estimate stops the run once
+# kept (fix the estimate or the cost first). Killed at any moment (SIGKILL included),
 # it loses at most the piece in progress and leaves no process behind; run again, it continues
 # where it stopped. Environment: REDIS_URL and BENCHMARK_ALLOW_FLUSH, as for the bench.
 set -euo pipefail
@@ -120,7 +122,7 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
   say "piece $done_count of $count: $id (estimate $minutes min)"
   partial="$PWD/$work/$file"
   rm -f "$partial"
-  start=$SECONDS
+  start=$SECONDS started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   case $kind in
     bench-rust) run_piece env "${env_vars[@]}" BENCHMARK_RESULTS="$partial" \
       cargo bench -q -p redis-vs-doublets --bench bench -- --output-format bencher ;;
@@ -153,11 +155,20 @@ while IFS=$'\t' read -r id minutes file kind size env_list; do
       done ;;
   esac
   "$plan" --superseded "$results" | while read -r older; do rm -- "$older"; done
+  # The ledger of what each kept piece cost, which the method page sums against the estimates.
+  ledger=$results/ledger.tsv
+  [ -e "$ledger" ] || printf '# started\tpiece\tfile\tseconds\testimated minutes\n' > "$ledger"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$started" "$id" "$file" "$took" "$minutes" >> "$ledger"
   "$report" "$results" 2>&1 | tail -1 >&2
   say "$id took $((took / 60)) min $((took % 60)) s (estimate $minutes min); kept as $results/$file"
   if [ -n "$commit" ]; then
     git add -A -- "$results" docs README.md README.ru.md
     git commit -q -m "Re-measure $id at $(git rev-parse --short HEAD): $((took / 60)) min $((took % 60)) s against an estimate of $minutes min"
+  fi
+  # Over 1.3× its estimate, the estimate or the cost is wrong: fix that before measuring on.
+  if awk -v took="$took" -v minutes="$minutes" 'BEGIN { exit !(took > 1.3 * minutes * 60) }'; then
+    echo "error: $id took $((took / 60)) min $((took % 60)) s, over 1.3× its estimate of $minutes min: it is kept, but fix the estimate (spec/benchmarks.yaml) or the cost before measuring on" >&2
+    exit 1
   fi
   # A round that shared the machine is kept but not published; the pieces after it would share it
   # too, so the run stops here.

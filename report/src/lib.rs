@@ -13,6 +13,7 @@
 //! - [`conditions`]: the conditions that open the findings, with what a round trip cost here.
 //! - [`findings`]: the statements on the READMEs' first screen, computed from the results.
 //! - [`plan`]: the pieces a re-measure has left, with their estimates.
+//! - [`ledger`]: the pieces a re-measure has kept, with the time each took against its estimate.
 //! - [`parts`]: the parts of a round (family, server, client) a result holds or a round needs.
 //! - [`pages`]: the pages beside the READMEs and what each shows.
 //! - [`charts`]: SVG charts: each table as dots with their spread, time and memory against B.
@@ -30,6 +31,7 @@ pub mod findings;
 pub mod format;
 pub mod headline;
 pub mod json;
+pub mod ledger;
 pub mod load_runs;
 pub mod measured;
 pub mod pages;
@@ -133,6 +135,8 @@ pub struct Inputs {
     pub load: Vec<LoadRun>,
     /// What the checkout's code still lacks, as the re-measure plan lists it.
     pub pending: Vec<String>,
+    /// The pieces of the checkout's code a re-measure has kept, from the ledger.
+    pub ledger: Vec<ledger::Entry>,
 }
 
 impl Inputs {
@@ -169,6 +173,11 @@ impl Inputs {
         // Before one set per piece is chosen: a piece of the checkout's code is done even while its
         // set is not complete enough to be published.
         let pending = plan::describe(&plan::pending(&spec, &files, &memory, &load, &fingerprint));
+        let ledger = ledger::read(&args.results)?;
+        let ledger = ledger::of_code(&ledger, &fingerprint)
+            .into_iter()
+            .cloned()
+            .collect();
         let measured::Selected {
             files,
             memory,
@@ -198,6 +207,7 @@ impl Inputs {
             memory,
             load,
             pending,
+            ledger,
         })
     }
 }
@@ -360,7 +370,8 @@ pub fn read_results(paths: &[PathBuf]) -> Result<(Vec<ResultFile>, Vec<MemoryRun
                 .with_context(|| format!("{}: cannot list", path.display()))?
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()?;
-            listed.retain(|p| p.is_file());
+            // The re-measure's ledger lies beside the results it accounts for.
+            listed.retain(|p| p.is_file() && !p.ends_with(ledger::FILE));
             listed.sort();
             entries.extend(listed);
         } else {

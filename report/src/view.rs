@@ -57,6 +57,8 @@ pub struct View {
     pub older_code: Vec<String>,
     /// What a re-measure of the checkout's code has left: a line per piece and the total.
     pub pending: Vec<String>,
+    /// What it has kept so far, each piece's time against its estimate, the total last.
+    pub ledger: Vec<crate::ledger::Row>,
     /// Each round's machine, for the method page, with the share of other processes' CPU time
     /// above which a round is busy, in percent, and the PINGs of a calibration.
     pub environment: Vec<crate::environment::Row>,
@@ -1287,6 +1289,7 @@ pub fn build(
         conditions: crate::conditions::conditions(spec, tables, lang),
         older_code,
         pending: Vec::new(),
+        ledger: crate::ledger::rows(&inputs.ledger.iter().collect::<Vec<_>>(), lang),
         environment: crate::environment::rows(tables, lang),
         variance: crate::variance::rows(spec, tables, lang),
         separate_hours: crate::variance::SEPARATE_HOURS,
