@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::{
-    format::{whole, Lang},
+    format::Lang,
     tables::{Environment, Table},
     view::language_name,
 };
@@ -73,11 +73,7 @@ fn row(t: &Table, e: &Environment, lang: Lang) -> Row {
         })
     };
     Row {
-        size: format!(
-            "B = {}, N = {}",
-            whole(t.background, lang),
-            whole(t.operations, lang)
-        ),
+        size: crate::format::sizes(t.background, t.operations, lang),
         language: language_name(&t.language).to_string(),
         round: match &e.part {
             Some(part) => format!("{} ({part})", e.round),

@@ -50,6 +50,15 @@ impl Lang {
     }
 }
 
+/// A table's sizes, as every title and method table names them: "B = 1,000, N = 100".
+pub fn sizes(background: u64, operations: u64, lang: Lang) -> String {
+    format!(
+        "B = {}, N = {}",
+        whole(background, lang),
+        whole(operations, lang)
+    )
+}
+
 /// 1000000 → "1,000,000" (en) or "1 000 000" (ru).
 pub fn whole(n: u64, lang: Lang) -> String {
     let digits = n.to_string();

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::{
-    format::{whole, Lang},
+    format::Lang,
     tables::{Cell, Table},
     view::language_name,
 };
@@ -207,11 +207,7 @@ fn row(t: &Table, doublets: bool, cells: &[Components], time: &[usize], lang: La
     };
     let times = time.iter().max().map_or(0, |t| t + 1);
     Row {
-        size: format!(
-            "B = {}, N = {}",
-            whole(t.background, lang),
-            whole(t.operations, lang)
-        ),
+        size: crate::format::sizes(t.background, t.operations, lang),
         language: language_name(&t.language).to_string(),
         stores: match (doublets, lang) {
             (true, _) => "Doublets".into(),

@@ -370,11 +370,7 @@ pub fn chart_name(table: &Table, group: &Group, lang: Lang) -> String {
 
 pub fn chart_title(table: &Table, group: &Group, suite: &str, lang: Lang) -> String {
     let language = crate::view::language_name(&table.language);
-    let sizes = format!(
-        "B = {}, N = {}",
-        whole(table.background, lang),
-        whole(table.operations, lang)
-    );
+    let sizes = crate::format::sizes(table.background, table.operations, lang);
     let twin = &group.stores[0].0;
     let second = crate::view::second_line(table.rounds, &table.measured, lang);
     match (group.kind, lang) {

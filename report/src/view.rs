@@ -905,11 +905,7 @@ pub(crate) fn second_line(
 
 /// What every chart title of a table names: its language, "B = …, N = …", and its second line.
 fn title_parts(t: &Table, lang: Lang) -> (&'static str, String, String) {
-    let sizes = format!(
-        "B = {}, N = {}",
-        whole(t.background, lang),
-        whole(t.operations, lang),
-    );
+    let sizes = crate::format::sizes(t.background, t.operations, lang);
     (
         language_name(&t.language),
         sizes,
@@ -973,11 +969,7 @@ pub fn clients_chart_name(t: &ClientsTable, mode: &str, lang: Lang) -> String {
 }
 
 pub fn clients_chart_title(t: &ClientsTable, suite: &str, mode: &str, lang: Lang) -> String {
-    let sizes = format!(
-        "B = {}, N = {}",
-        whole(t.background, lang),
-        whole(t.operations, lang),
-    );
+    let sizes = crate::format::sizes(t.background, t.operations, lang);
     let older = second_line(t.rounds, &t.measured, lang);
     match lang {
         Lang::En => format!(
