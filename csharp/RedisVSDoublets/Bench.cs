@@ -100,7 +100,8 @@ internal sealed class Bench(Options options)
         using var stop = StartServers();
         var clock = LoadCell.ClockCost();
         Console.Error.WriteLine($"reading the clock costs {clock:F1} ns");
-        var figures = new LoadBench(spec, load, sizes, families, servers, clients, options).Run();
+        using var estimated = new Estimate(root, sizes);
+        var figures = new LoadBench(spec, load, sizes, families, servers, clients, options).Run(estimated);
         if (results is null) return 0;
         // Written whole at the end: a failed or interrupted run leaves no partial file.
         File.WriteAllText(results, LoadBench.Json(sizes[0], ProvenanceOfRun(), clock, figures));

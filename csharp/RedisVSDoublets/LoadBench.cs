@@ -24,17 +24,38 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
 
     static Mode ModeOf(int depth) => depth == 1 ? Mode.NonTransaction : Mode.Pipeline;
 
-    /// <summary>The cells of a suite by store: (backend, the client for a server or null, the requests per timed batch).</summary>
-    IEnumerable<(string Backend, ClientDef? Client, int Unit)> Stores(Suite suite, bool doublets)
+    /// <summary>The cells of a suite by store: (backend, the spec's backend it runs through a client, the client for a server or null, the requests per timed batch).</summary>
+    IEnumerable<(string Backend, string Spec, ClientDef? Client, int Unit)> Stores(Suite suite, bool doublets)
     {
         if (doublets && families.Any(f => f.Id == "doublets"))
-            foreach (var backend in suite.Backends.Where(b => spec.Backend(b).Server is null))
-                yield return (backend, null, load.Batch);
+            // The doublets family's in-memory stores, as the Rust load runs them (not their durable variants).
+            foreach (var backend in suite.Backends.Where(b => spec.Backend(b).Family == "doublets"))
+                yield return (backend, backend, null, load.Batch);
         foreach (var server in servers)
             foreach (var client in clients)
                 foreach (var depth in load.ClientDepths)
                     if (client.Refuses(suite.Id, server.Kind.Id, ModeOf(depth)) is null)
-                        yield return (client.Backend(server.Backend(ModeOf(depth))), client, depth);
+                        yield return (client.Backend(server.Backend(ModeOf(depth))), server.Backend(ModeOf(depth)), client, depth);
+    }
+
+    /// <summary>The seconds of loading each chosen store once and of the check after each of its
+    /// cells, from the spec's per-store costs as the Rust side counts them for the bench.</summary>
+    (double Loads, double Checks) Overheads(Estimate estimate)
+    {
+        double loads = 0, checks = 0;
+        foreach (var suite in spec.Suites)
+        {
+            var loaded = new HashSet<string>();
+            foreach (var (backend, specBackend, _, _) in Stores(suite, doublets: true))
+                foreach (var op in Operations(suite).Where(op => Keeps(suite.Id, op.Id, backend)))
+                {
+                    // A doublets store per backend; a server once for all its cells.
+                    if (loaded.Add(spec.Backend(specBackend).Server ?? specBackend))
+                        loads += estimate.Load(suite.Id, specBackend);
+                    checks += load.Clients.Count * estimate.Cell(suite.Id, op.Id, specBackend, null).Checks;
+                }
+        }
+        return (loads, checks);
     }
 
     /// <summary>Before any work: at the largest K, every load operation gives each user at least one batch of every size a store uses, and the model accepts every request.</summary>
@@ -60,18 +81,21 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
         return model;
     }
 
-    public List<Figure> Run()
+    public List<Figure> Run(Estimate estimated)
     {
         cells = spec.Suites
             .Sum(suite => Stores(suite, doublets: true).Sum(store => Operations(suite).Count(op => Keeps(suite.Id, op.Id, store.Backend))) * load.Clients.Count);
-        Console.Error.WriteLine($"B = {sizes[0]}: {cells} cells of {string.Join(", ", load.Clients)} clients: about {cells * (load.WarmUpSeconds + load.Seconds) / 60:F1} min, loads and checks on top");
+        var measuring = cells * (load.WarmUpSeconds + load.Seconds);
+        var (loads, checks) = Overheads(estimated);
+        var estimate = (measuring + loads + checks) / 60;
+        Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"B = {sizes[0]}: {cells} cells of {string.Join(", ", load.Clients)} clients: about {estimate:F1} min ({measuring / 60:F1} measuring, {loads / 60:F1} loading, {checks / 60:F1} checking)"));
         var started = System.Diagnostics.Stopwatch.StartNew();
         foreach (var suite in spec.Suites)
         {
             Suites.Visit(spec, suite, new SuiteCells(this));
         }
         var took = started.Elapsed.TotalMinutes;
-        var estimate = cells * (load.WarmUpSeconds + load.Seconds) / 60;
         Console.Error.WriteLine($"measured {done} cells in {took:F1} min against the estimate's {estimate:F1} min ({took / Math.Max(estimate, 1e-9):F2}×)");
         return figures;
     }
@@ -105,10 +129,10 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
             return loaded;
         }
 
-        foreach (var (backend, layout) in new[] { ("Doublets_United_Volatile", Layout.United), ("Doublets_Split_Volatile", Layout.Split) })
+        foreach (var (backend, _, client, _) in Stores(suite, doublets: true))
         {
-            if (!families.Any(f => f.Id == "doublets") || !suite.Backends.Contains(backend) || !Chosen(backend)) continue;
-            var store = doublets(layout);
+            if (client is not null || !Chosen(backend)) continue;
+            var store = doublets(spec.Backend(backend).Layout == "united" ? Layout.United : Layout.Split);
             try
             {
                 var loaded = Load(store, backend);
@@ -131,7 +155,7 @@ internal sealed class LoadBench(Spec spec, LoadDef load, ulong[] sizes, IReadOnl
                 foreach (var group in chosen.GroupBy(s => s.Client!))
                 {
                     using var concurrent = new Clients.Concurrent(group.Key.Id, server);
-                    foreach (var (backend, _, depth) in group)
+                    foreach (var (backend, _, _, depth) in group)
                         Cells(suite, backend, depth, main, loaded,
                             c => new RedisStore<TRequest, TFound, TCodec>(concurrent.For(c), server, checks) { Mode = ModeOf(depth) },
                             concurrent.Tasks);

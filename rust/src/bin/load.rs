@@ -79,7 +79,7 @@ fn run() -> anyhow::Result<()> {
         .iter()
         .map(|suite| run.cells_of(suite, &servers))
         .sum();
-    let seconds = run.estimate(&servers);
+    let seconds = run.estimate(&servers)?;
     let clock_ns = load::clock_cost();
     eprintln!("reading the clock costs {clock_ns:.1} ns");
     let started = Instant::now();
@@ -225,13 +225,15 @@ struct Runner<'a> {
 
 impl Runner<'_> {
     /// The run's warm-up, sampling and redis-benchmark in seconds, printed with its cells.
-    fn estimate(&self, servers: &[Server]) -> f64 {
+    fn estimate(&self, servers: &[Server]) -> anyhow::Result<f64> {
         // redis-benchmark makes as many requests as the cell beside it, at about the same rate.
         let beside = self.benchmarked(servers);
-        let seconds = self.cells as f64 * (self.load.warm_up_seconds + self.load.seconds)
+        let windows = self.cells as f64 * (self.load.warm_up_seconds + self.load.seconds)
             + beside as f64 * self.load.seconds;
+        let (loads, checks) = self.overheads(servers)?;
+        let seconds = windows + loads + checks;
         eprintln!(
-            "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min, loads and checks on top",
+            "B = {}: {} cells of {} clients and {beside} redis-benchmark runs: about {:.1} min ({:.1} measuring, {:.1} loading, {:.1} checking)",
             self.sizes[0],
             self.cells,
             self.load.clients
@@ -239,9 +241,39 @@ impl Runner<'_> {
                 .map(usize::to_string)
                 .collect::<Vec<_>>()
                 .join(", "),
-            seconds / 60.0
+            seconds / 60.0,
+            windows / 60.0,
+            loads / 60.0,
+            checks / 60.0
         );
-        seconds
+        Ok(seconds)
+    }
+
+    /// The seconds of loading each chosen store once and of the check after each of its cells,
+    /// from the spec's per-store costs, as the bench's estimate counts them.
+    fn overheads(&self, servers: &[Server]) -> anyhow::Result<(f64, f64)> {
+        let (mut loads, mut checks) = (0.0, 0.0);
+        for suite in &self.spec.suites {
+            let mut loaded: Vec<&str> = Vec::new();
+            for (backend, _) in self.backends(suite, servers) {
+                for op in self.operations(suite) {
+                    if !self.chosen(&format!("{}/{}/{backend}", suite.id, op.id)) {
+                        continue;
+                    }
+                    let store = self.spec.store_of(&backend);
+                    if !loaded.contains(&store) {
+                        loaded.push(store);
+                        loads += self.spec.load_seconds(suite, &backend, self.sizes);
+                    }
+                    let operation = operation(suite, &op.id)?;
+                    checks += self.load.clients.len() as f64
+                        * self
+                            .spec
+                            .check_seconds(suite, operation, &backend, self.sizes);
+                }
+            }
+        }
+        Ok((loads, checks))
     }
 
     /// The backends of `suite` this run measures, with the depth (server) or batch they use.
