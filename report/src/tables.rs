@@ -110,7 +110,7 @@ pub struct Environment {
     pub steal: Option<String>,
     /// `quiet`, or `busy` where other processes used more than conditions::BUSY_ABOVE.
     pub machine: Option<String>,
-    /// When it started (RFC 3339), which tells rounds of one sitting from rounds taken apart.
+    /// When it was written, at its end (RFC 3339): tells rounds of one sitting from rounds taken apart.
     pub date: Option<String>,
 }
 

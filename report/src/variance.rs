@@ -14,7 +14,7 @@ use crate::{
     view::language_name,
 };
 
-/// Rounds that started more than this many hours after the previous one were taken at a separate
+/// Rounds that ended more than this many hours after the previous one were taken at a separate
 /// time: a sitting of one session is a few hours at most here.
 pub const SEPARATE_HOURS: f64 = 6.0;
 
@@ -76,7 +76,7 @@ pub fn of_cell(rounds: &[(f64, f64)], time: &[usize]) -> Components {
 }
 
 /// The time each of `dates` (RFC 3339, in round order) was taken at: a new one wherever a round
-/// started more than [`SEPARATE_HOURS`] after the one before it in time.
+/// ended more than [`SEPARATE_HOURS`] after the one before it in time.
 pub fn times(dates: &[Option<&str>]) -> Vec<usize> {
     let seconds: Vec<Option<f64>> = dates
         .iter()
@@ -145,7 +145,7 @@ pub fn rows(spec: &contract::spec::Spec, tables: &[Table], lang: Lang) -> Vec<Ro
     rows
 }
 
-/// Each round's start: the earliest date of its inputs, in round order.
+/// When each round was taken: the earliest date of its inputs (each written at its end), in round order.
 fn round_dates(t: &Table) -> Vec<Option<&str>> {
     let mut rounds: Vec<u32> = t.environment.iter().map(|e| e.round).collect();
     rounds.sort_unstable();
