@@ -364,6 +364,8 @@ pub struct TableView {
     provenance: BTreeMap<String, String>,
     absences: Vec<AbsenceView>,
     chart_time: String,
+    /// The method page, from the document this table is in.
+    method_link: String,
     chart_relative: Option<String>,
     rounds: usize,
     /// The command that measures this table again (this size, in the languages measured at it).
@@ -1262,6 +1264,12 @@ pub fn build(
     // Built once for every suite's section, not once per suite.
     let clients = crate::tables::clients(spec, tables);
     let lines = crate::headline::lines(spec, tables);
+    // The method page from this document: a table's split links its section.
+    let method = crate::pages::Page::Method.file(lang);
+    let method_link = match pages_link {
+        "" => method,
+        pages => format!("{pages}/{method}"),
+    };
     let (runs, mut common) = stated_once(runs(spec, tables, lang), lang);
     let older_code = crate::measured::older_code(tables, memory, load, code, lang);
     common.extend(older_code.iter().map(|o| format!("\n{o}")));
@@ -1324,7 +1332,16 @@ pub fn build(
         suites: spec
             .suites
             .iter()
-            .map(|suite| suite_view(inputs, suite, &clients, charts, charts_link, lang))
+            .map(|suite| {
+                suite_view(
+                    inputs,
+                    suite,
+                    &clients,
+                    charts,
+                    (charts_link, &method_link),
+                    lang,
+                )
+            })
             .collect(),
         memory_method: spec.memory.as_ref().map(|m| text(&m.description)),
         load_method: spec.load.as_ref().map(|l| text(&l.description)),
@@ -1435,7 +1452,7 @@ fn suite_view(
     suite: &contract::spec::Suite,
     clients: &[crate::tables::ClientsTable],
     charts: &Charts<'_>,
-    charts_link: &str,
+    (charts_link, method_link): (&str, &str),
     lang: Lang,
 ) -> SuiteView {
     let (spec, code, load) = (&inputs.spec, &inputs.code, &inputs.load);
@@ -1488,7 +1505,16 @@ fn suite_view(
             .tables
             .iter()
             .filter(|t| t.suite == suite.id)
-            .map(|t| table(spec, t, &inputs.tables, &op_name, charts_link, lang))
+            .map(|t| {
+                table(
+                    spec,
+                    t,
+                    &inputs.tables,
+                    &op_name,
+                    (charts_link, method_link),
+                    lang,
+                )
+            })
             .collect(),
         size_charts: size_charts(suite, charts, charts_link, lang),
     }
@@ -1533,7 +1559,7 @@ fn table(
     t: &Table,
     tables: &[Table],
     op_name: &dyn Fn(&str) -> String,
-    charts_link: &str,
+    (charts_link, method_link): (&str, &str),
     lang: Lang,
 ) -> TableView {
     let server_name = |backend: &str| {
@@ -1616,6 +1642,7 @@ fn table(
             })
             .collect(),
         chart_time: format!("{charts_link}/{}", chart_name(t, Kind::Time, lang)),
+        method_link: method_link.to_string(),
         chart_relative: has_server(t)
             .then(|| format!("{charts_link}/{}", chart_name(t, Kind::Relative, lang))),
         rounds: t.rounds,
