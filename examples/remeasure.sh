@@ -60,7 +60,7 @@ else
   pieces=$("$plan" "${budget[@]}" "$results")
 fi
 if [ -z "$pieces" ]; then
-  say "nothing to measure: every published piece is of the checkout's code"
+  say "nothing to measure now: the plan above says what is left, and when"
   exit 0
 fi
 if [ -n "$commit" ] && ! git diff --quiet HEAD -- "$results" README.md README.ru.md docs; then
@@ -184,7 +184,11 @@ if [ -n "$reproduce" ]; then
   exec target/release/reproduce "$results" "$kept"
 fi
 say "measured $count piece(s) in $((took / 60)) min $((took % 60)) s; what is left:"
-if "$plan" "$results" 2>&1 >/dev/null | tee /dev/stderr | grep -q "^  0 piece(s)"; then
+# (Not `tee /dev/stderr`: where stderr is a file, that opens it again from its start and wipes the
+# run's log.)
+left=$("$plan" "$results" 2>&1 >/dev/null)
+printf '%s\n' "$left" >&2
+if grep -q "^  0 piece(s)" <<< "$left"; then
   # The re-measure is finished: every published figure must now be of the checkout's code.
   "$report" --check --require-current "$results"
   say "every published figure is of the checkout's code"
