@@ -4,11 +4,17 @@
 //! `examples/remeasure.sh` runs them one at a time and keeps each at once; the method page lists
 //! them.
 
-use std::collections::BTreeSet;
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    time::{Duration, SystemTime},
+};
 
 use contract::{load::LoadRun, memory::MemoryRun, results::ResultFile, spec::Spec};
 
-use crate::parts::{self, Part};
+use crate::{
+    parts::{self, Part},
+    variance::SEPARATE_HOURS,
+};
 
 /// The longest piece this plan makes where it can split one: a session's window is 3 hours and a
 /// CI job's shorter, so a piece must finish well inside either.
@@ -181,23 +187,10 @@ pub fn pending(
     let Some(publish) = &spec.publish else {
         return Vec::new();
     };
-    let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
-    // A run of durable or distant stores holds no part of a main round.
-    let current: Vec<&ResultFile> = files
-        .iter()
-        .filter(|f| f.get("fingerprint") == Some(fingerprint))
-        .filter(|f| !crate::variants::varies(spec, f))
-        .collect();
     // The parts the checkout's results hold for one language, size and round.
     let held = |language: &str, b: u64, n: u64, round: u32| -> BTreeSet<Part> {
-        current
-            .iter()
-            .filter(|f| {
-                f.get("language") == Some(language)
-                    && f.get(b_key) == Some(b.to_string().as_str())
-                    && f.get(n_key) == Some(n.to_string().as_str())
-                    && f.get("round").unwrap_or("1") == round.to_string()
-            })
+        of_size(spec, files, fingerprint, language, b, n)
+            .filter(|f| f.get("round").unwrap_or("1") == round.to_string())
             .flat_map(|f| parts::of_file(spec, f))
             .collect()
     };
@@ -286,6 +279,73 @@ pub fn pending(
         runs_at(b, &mut pieces);
     }
     pieces
+}
+
+/// The main-round results of the checkout's code for one language and size (a run of durable or
+/// distant stores holds no part of a main round).
+fn of_size<'a>(
+    spec: &'a Spec,
+    files: &'a [ResultFile],
+    fingerprint: &'a str,
+    language: &'a str,
+    b: u64,
+    n: u64,
+) -> impl Iterator<Item = &'a ResultFile> {
+    let [b_key, n_key] = [&spec.sizes[0].key, &spec.sizes[1].key];
+    files.iter().filter(move |f| {
+        f.get("fingerprint") == Some(fingerprint)
+            && !crate::variants::varies(spec, f)
+            && f.get("language") == Some(language)
+            && f.get(b_key) == Some(b.to_string().as_str())
+            && f.get(n_key) == Some(n.to_string().as_str())
+    })
+}
+
+/// When a bench piece may start, if not now: a size's rounds are taken at two times at least, so
+/// that the spread between sittings is measured rather than left out of the intervals. Once half
+/// a language's rounds of a size (rounded up) are measured at one time, the rest wait until
+/// [`SEPARATE_HOURS`] after the latest of them has ended.
+pub fn waits_until(
+    spec: &Spec,
+    files: &[ResultFile],
+    fingerprint: &str,
+    piece: &Piece,
+    now: SystemTime,
+) -> Option<SystemTime> {
+    let What::Bench(r) = &piece.what else {
+        return None;
+    };
+    let rounds = spec
+        .publish
+        .as_ref()?
+        .bench
+        .iter()
+        .find(|s| s.background == r.background && s.operations == r.operations)?
+        .rounds;
+    // Each other round held, with the date its latest part ended.
+    let at = |date: &str| humantime::parse_rfc3339(date).ok();
+    let mut ended: BTreeMap<&str, &str> = BTreeMap::new();
+    for f in of_size(
+        spec,
+        files,
+        fingerprint,
+        &r.language,
+        r.background,
+        r.operations,
+    ) {
+        let round = f.get("round").unwrap_or("1");
+        if let (false, Some(date)) = (round == r.round.to_string(), f.get("date")) {
+            let latest = ended.entry(round).or_insert(date);
+            if at(date) > at(latest) {
+                *latest = date;
+            }
+        }
+    }
+    let dates: Vec<Option<&str>> = ended.values().copied().map(Some).collect();
+    let one_time = crate::variance::times(&dates).iter().all(|&t| t == 0);
+    let latest = ended.values().filter_map(|d| at(d)).max()?;
+    let until = latest + Duration::from_secs_f64(SEPARATE_HOURS * 3600.0);
+    (ended.len() as u32 >= rounds.div_ceil(2) && one_time && until > now).then_some(until)
 }
 
 /// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family,

@@ -1668,6 +1668,64 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
     assert!(left(&[csharp_round("doublets,redis", None)]).is_empty());
 }
 
+/// A size's rounds are taken at two times: once half of a language's rounds are measured at one
+/// time, the rest wait until 6 hours after the latest of them; a size with rounds at two times
+/// already, a language with fewer rounds, and the other language do not wait.
+#[test]
+fn half_a_sizes_rounds_at_one_time_make_the_rest_wait_for_a_second() {
+    use contract::results::ResultFile;
+    use report::plan::{pending, waits_until};
+    use std::time::SystemTime;
+    let spec = real_spec();
+    let round = |n: u32, date: &str| {
+        let text = piece(
+            "current",
+            "doublets,redis",
+            "rust",
+            "redis,garnet,redis-unix",
+            None,
+        )
+        .replace("# round: 1\n", &format!("# round: {n}\n"))
+        .replace("2026-11-30T19:50:00Z", date);
+        ResultFile::parse(&text, &format!("r{n}.txt")).unwrap()
+    };
+    let at = |date: &str| humantime::parse_rfc3339(date).unwrap();
+    let waits = |files: &[ResultFile], now: &str| -> Vec<(String, SystemTime)> {
+        pending(&spec, files, &[], &[], "current")
+            .iter()
+            .filter_map(|p| Some((p.id(), waits_until(&spec, files, "current", p, at(now))?)))
+            .collect()
+    };
+    let three = [
+        round(1, "2026-12-07T08:56:00Z"),
+        round(2, "2026-12-07T09:10:00Z"),
+        round(3, "2026-12-07T09:33:00Z"),
+    ];
+    let later = at("2026-12-07T15:33:00Z");
+    assert_eq!(
+        waits(&three, "2026-12-07T10:00:00Z"),
+        [4, 5, 6].map(|n| (format!("rust-b1000-n100-r{n}"), later)),
+        "the rest of Rust at B = 1,000 waits; C# and B = 10,000 do not"
+    );
+    assert!(
+        waits(&three, "2026-12-07T15:34:00Z").is_empty(),
+        "after 6 hours, nothing waits"
+    );
+    assert!(
+        waits(&three[..2], "2026-12-07T10:00:00Z").is_empty(),
+        "2 rounds of 6: go on"
+    );
+    let taken_apart = [
+        round(1, "2026-12-06T20:00:00Z"),
+        round(2, "2026-12-07T09:10:00Z"),
+        round(3, "2026-12-07T09:33:00Z"),
+    ];
+    assert!(
+        waits(&taken_apart, "2026-12-07T10:00:00Z").is_empty(),
+        "rounds at two times already: the rest go on"
+    );
+}
+
 /// A round measured a client at a time is a round only once every client is there: until then
 /// the older code's whole round stays published, never half replaced.
 #[test]

@@ -5,7 +5,8 @@
 //! The plan in words goes to stderr. On stdout, one line per piece to run now, tab-separated: its
 //! id, estimate in minutes, result file, command kind, size, then its environment as KEY=VALUE:
 //! every piece without `--budget`, else the most valuable ones that fit in it (a piece longer
-//! than the plan's longest is left out). `--superseded` prints instead the result files
+//! than the plan's longest is left out, and so is a round that waits for a second time:
+//! [`plan::waits_until`]). `--superseded` prints instead the result files
 //! that a complete set of the checkout's code has replaced, for removal. `--reproduce B` prints
 //! instead one round of every language at the published size B, measured or not, for
 //! `examples/remeasure.sh --reproduce B`.
@@ -96,9 +97,35 @@ fn run() -> anyhow::Result<()> {
     for line in plan::describe(&pieces) {
         eprintln!("  {line}");
     }
+    // A round that must be taken at a second time waits for it (none for a reproduce round: it
+    // is measured alone, whenever it is asked for).
+    let now = std::time::SystemTime::now();
+    let waits = |piece: &plan::Piece| match reproduce {
+        Some(_) => None,
+        None => plan::waits_until(&spec, &files, &fingerprint, piece, now),
+    };
+    let waiting: Vec<String> = pieces
+        .iter()
+        .filter_map(|p| {
+            Some(format!(
+                "{} from {}",
+                p.id(),
+                humantime::format_rfc3339_seconds(waits(p)?)
+            ))
+        })
+        .collect();
+    if !waiting.is_empty() {
+        eprintln!(
+            "waiting for a second time ({} h after the last round of their size: a size's rounds are taken at two times at least):",
+            report::variance::SEPARATE_HOURS
+        );
+        for line in waiting {
+            eprintln!("  {line}");
+        }
+    }
     let runnable: Vec<&plan::Piece> = pieces
         .iter()
-        .filter(|p| p.minutes <= plan::LONGEST_MINUTES)
+        .filter(|p| p.minutes <= plan::LONGEST_MINUTES && waits(p).is_none())
         .collect();
     let chosen = match budget {
         None => runnable,
