@@ -174,6 +174,8 @@ internal sealed class OverheadDef
     public Dictionary<string, double> Check { get; set; } = [];
     /// <summary>Per item an iteration reports, by store or client.</summary>
     public Dictionary<string, double> Found { get; set; } = [];
+    /// <summary>Per request of an iteration's work and undo, by mode, then by store or client.</summary>
+    public Dictionary<string, Dictionary<string, double>> Request { get; set; } = [];
 }
 
 /// <summary>Cells a client cannot run correctly: those of a suite, a mode, a server (its id), or where several are given, of all of them.</summary>

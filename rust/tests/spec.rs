@@ -671,16 +671,37 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         beyond("Redis_Pipeline", Some("FreeRedis"), &sizes)
             > 10.0 * beyond("Redis_Pipeline", None, &sizes)
     );
-    // At B = 1,000 sampling outlasts them, and what lies beyond it is the split's iterations
-    // alone: each as long as reporting every link takes.
+    // At B = 1,000 sampling outlasts them, and what lies beyond it is the iteration that ends the
+    // warm-up and the split's iterations: each as long as its request and reporting every link.
     let split = spec.split.as_ref().unwrap();
-    let iteration = links.overhead_us.found["redis"] * 1000.0 / 1e6;
+    let per_request = |mode: &str, store: &str| links.overhead_us.request[mode][store];
+    let iteration =
+        (links.overhead_us.found["redis"] * 1000.0 + per_request("Pipeline", "redis")) / 1e6;
     assert!(
-        (beyond("Redis_Pipeline", None, &[1000, 100]) - f64::from(split.iterations) * iteration)
+        (beyond("Redis_Pipeline", None, &[1000, 100])
+            - (1.0 + f64::from(split.iterations)) * iteration)
             .abs()
             < 1e-9
     );
-    assert_eq!(beyond("Garnet_Pipeline", None, &[1000, 100]), 0.0);
+    // Garnet's time is not split.
+    let iteration =
+        (links.overhead_us.found["garnet"] * 1000.0 + per_request("Pipeline", "garnet")) / 1e6;
+    assert!((beyond("Garnet_Pipeline", None, &[1000, 100]) - iteration).abs() < 1e-9);
+    // A cell of N round trips, each undone by N more, is planned at its fewest iterations too:
+    // at N = 1,000 through FreeRedis, 10 samples of one iteration outlast the 1 s of sampling.
+    let create = links.operations.iter().find(|o| o.id == "create").unwrap();
+    let cell = |backend, client| {
+        spec.cell_seconds(links, create, backend, client, &[10_000, 1000])
+            .beyond
+    };
+    let iteration = 2000.0 * per_request("NonTransaction", "FreeRedis") / 1e6;
+    let samples = spec.family("redis").sampling.samples as f64;
+    assert!(
+        cell("Redis_NonTransaction", Some("FreeRedis")) >= iteration + samples * iteration - 1.0,
+        "{}",
+        cell("Redis_NonTransaction", Some("FreeRedis"))
+    );
+    assert!(cell("Redis_Pipeline", None) < cell("Redis_NonTransaction", None));
     // The costs scale with the background.
     let small = spec.schedule(&redis, &["redis"], None, &[1000, 100]);
     assert!((on_redis.loads / small.loads - 1000.0).abs() < 1e-6);
@@ -706,6 +727,18 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     .unwrap_err();
     assert!(
         error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet, garnet-aof)"),
+        "{error}"
+    );
+    // A request's cost names a mode of the suite's server backends.
+    let error = parse(&real.replacen(
+        "        Pipeline: { redis: 10,",
+        "        Pipelined: { redis: 10,",
+        1,
+    ))
+    .map(drop)
+    .unwrap_err();
+    assert!(
+        error.contains("overhead_us: request: \"Pipelined\" is no mode of the suite's server backends (they are NonTransaction, Pipeline, Transaction)"),
         "{error}"
     );
 }

@@ -142,8 +142,10 @@ pub struct LoadOperation {
 /// store ([`Spec::store_of`]), its load with the checks after it and one whole check after a cell;
 /// and per item an iteration reports, keyed by store or by C# client (which then replaces its
 /// store's), what reading it back costs, so that a cell whose fewest iterations outlast its
-/// sampling time is planned at their length. A suite without them (a test's spec) is estimated by
-/// its sampling alone.
+/// sampling time is planned at their length; and per request of an iteration's work and undo, by
+/// the backend's mode ([`mode_of`]) and then by store or C# client as `found` is, what a request
+/// costs, so that a cell of N round trips is planned at its fewest iterations too. A suite without
+/// them (a test's spec) is estimated by its sampling alone.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Overhead {
@@ -151,6 +153,14 @@ pub struct Overhead {
     pub check: std::collections::BTreeMap<String, f64>,
     #[serde(default)]
     pub found: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub request: std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>,
+}
+
+/// A server backend's mode, the last part of its name as both harnesses name their backends:
+/// `Redis_Pipeline` is `Pipeline`, `Garnet_NonTransaction` is `NonTransaction`.
+pub fn mode_of(backend: &str) -> &str {
+    backend.rsplit('_').next().unwrap_or(backend)
 }
 
 /// What a round costs: its cells, and the seconds of their sampling, of what their fewest
@@ -900,21 +910,34 @@ impl Spec {
         sizes: &[u64],
     ) -> Schedule {
         let sampling = &self.family(&self.backend(backend).family).sampling;
-        let found = &suite.overhead_us.found;
-        let per_item = client
-            .and_then(|c| found.get(c))
-            .or_else(|| found.get(self.store_of(backend)))
-            .copied()
-            .unwrap_or(0.0);
+        // A cost by C# client where the spec gives one, else by store.
+        let cost = |costs: Option<&std::collections::BTreeMap<String, f64>>| {
+            let costs = costs?;
+            client
+                .and_then(|c| costs.get(c))
+                .or_else(|| costs.get(self.store_of(backend)))
+                .copied()
+        };
+        let per_item = cost(Some(&suite.overhead_us.found)).unwrap_or(0.0);
+        let per_request = cost(suite.overhead_us.request.get(mode_of(backend))).unwrap_or(0.0);
         let items = operation.expected.tally(sizes).map_or(0, |t| t.count());
+        // The wall time of an iteration: its work's and its undo's requests, and what it reads back.
+        let requests = std::iter::once(&operation.work)
+            .chain(&operation.undo)
+            .map(|w| w.count(sizes).unwrap_or(0) as f64)
+            .sum::<f64>();
+        let iteration = (per_request * requests + per_item * items as f64) / 1e6;
         let n = sampling.samples as f64;
         let fewest = match sampling.mode {
             SamplingMode::Linear => n * (n + 1.0) / 2.0,
             SamplingMode::Flat | SamplingMode::Auto => n,
         };
         let budget = sampling.warm_up_seconds + sampling.measurement_seconds;
-        let iteration = per_item * items as f64 / 1e6;
-        let shortest = (1.0 + fewest) * iteration;
+        // The warm-up ends with the iteration that crosses its time, and the samples hold one
+        // iteration each (or k, linearly) at least.
+        let shortest = sampling.warm_up_seconds
+            + iteration
+            + sampling.measurement_seconds.max(fewest * iteration);
         Schedule {
             cells: 1,
             sampling: budget,
@@ -2020,7 +2043,8 @@ impl Resolver<'_> {
     }
 
     /// A suite's overheads give microseconds: for loads and checks, one for each of its stores;
-    /// per item found, for some of its stores or C# clients.
+    /// per item found, and per request in each mode of its server backends, for some of its
+    /// stores or C# clients.
     fn overhead(
         &self,
         overhead: &Spanned<Overhead>,
@@ -2037,25 +2061,59 @@ impl Resolver<'_> {
         let error =
             |what: &str, text: String| self.error(overhead, format!("overhead_us: {what}: {text}"));
         let named: Vec<&str> = stores.iter().chain(clients).copied().collect();
-        for (what, costs, keys) in [
-            ("load", &overhead.value.load, &stores),
-            ("check", &overhead.value.check, &stores),
-            ("found", &overhead.value.found, &named),
-        ] {
+        let mut modes: Vec<&str> = listed
+            .iter()
+            .filter(|b| {
+                backends
+                    .iter()
+                    .any(|d| d.name == b.value && d.server.is_some())
+            })
+            .map(|b| mode_of(&b.value))
+            .collect();
+        modes.sort();
+        modes.dedup();
+        if let Some(mode) = overhead
+            .value
+            .request
+            .keys()
+            .find(|m| !modes.contains(&m.as_str()))
+        {
+            return Err(error(
+                "request",
+                format!(
+                    "\"{mode}\" is no mode of the suite's server backends (they are {})",
+                    modes.join(", ")
+                ),
+            ));
+        }
+        // Each table, and whether it must name every store (else some stores or clients).
+        let tables = [
+            ("load".to_string(), &overhead.value.load, true),
+            ("check".to_string(), &overhead.value.check, true),
+            ("found".to_string(), &overhead.value.found, false),
+        ]
+        .into_iter()
+        .chain(
+            overhead
+                .value
+                .request
+                .iter()
+                .map(|(mode, costs)| (format!("request: {mode}"), costs, false)),
+        );
+        for (what, costs, every) in tables {
+            let what = what.as_str();
+            let keys = if every { &stores } else { &named };
             if let Some(key) = costs.keys().find(|k| !keys.contains(&k.as_str())) {
-                let (them, they) = match what {
-                    "found" => ("store of the suite or client", "the stores are"),
-                    _ => ("store of the suite", "they are"),
+                let (them, they) = match every {
+                    false => ("store of the suite or client", "the stores are"),
+                    true => ("store of the suite", "they are"),
                 };
                 return Err(error(
                     what,
                     format!("\"{key}\" is no {them} ({they} {})", stores.join(", ")),
                 ));
             }
-            if let Some(store) = stores
-                .iter()
-                .find(|s| what != "found" && !costs.contains_key(**s))
-            {
+            if let Some(store) = stores.iter().find(|s| every && !costs.contains_key(**s)) {
                 return Err(error(what, format!("{store} is missing")));
             }
             if let Some((key, cost)) = costs.iter().find(|(_, c)| !(c.is_finite() && **c >= 0.0)) {
