@@ -100,32 +100,27 @@ fn run() -> anyhow::Result<()> {
     // A round that must be taken at a second time waits for it (none for a reproduce round: it
     // is measured alone, whenever it is asked for).
     let now = std::time::SystemTime::now();
-    let waits = |piece: &plan::Piece| match reproduce {
-        Some(_) => None,
-        None => plan::waits_until(&spec, &files, &fingerprint, piece, now),
-    };
-    let waiting: Vec<String> = pieces
+    let (waiting, ready): (Vec<_>, Vec<_>) = pieces
         .iter()
-        .filter_map(|p| {
-            Some(format!(
-                "{} from {}",
-                p.id(),
-                humantime::format_rfc3339_seconds(waits(p)?)
-            ))
+        .map(|p| match reproduce {
+            Some(_) => (p, None),
+            None => (p, plan::waits_until(&spec, &files, &fingerprint, p, now)),
         })
-        .collect();
+        .partition(|(_, until)| until.is_some());
     if !waiting.is_empty() {
         eprintln!(
             "waiting for a second time ({} h after the last round of their size: a size's rounds are taken at two times at least):",
             report::variance::SEPARATE_HOURS
         );
-        for line in waiting {
-            eprintln!("  {line}");
+        for (piece, until) in waiting {
+            let until = humantime::format_rfc3339_seconds(until.expect("partitioned"));
+            eprintln!("  {} from {until}", piece.id());
         }
     }
-    let runnable: Vec<&plan::Piece> = pieces
-        .iter()
-        .filter(|p| p.minutes <= plan::LONGEST_MINUTES && waits(p).is_none())
+    let runnable: Vec<&plan::Piece> = ready
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.minutes <= plan::LONGEST_MINUTES)
         .collect();
     let chosen = match budget {
         None => runnable,
