@@ -597,12 +597,10 @@ pub struct NotRun {
 }
 
 impl NotRun {
-    /// Whether it covers the cells of `suite` on the server backend `backend` (`Redis_Transaction`:
-    /// its mode is the part after the server's name).
+    /// Whether it covers the cells of `suite` on the server backend `backend`.
     pub fn covers(&self, suite: &str, backend: &Backend) -> bool {
-        let mode = backend.name.rsplit('_').next();
         self.suite.as_deref().is_none_or(|s| s == suite)
-            && self.mode.as_deref().is_none_or(|m| Some(m) == mode)
+            && self.mode.as_deref().is_none_or(|m| m == mode_of(&backend.name))
             && self
                 .server
                 .as_ref()
