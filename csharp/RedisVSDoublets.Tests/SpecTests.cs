@@ -35,8 +35,11 @@ public class SpecTests
             "BENCHMARK_BACKEND" => "doublets,doublets-file",
             "BENCHMARK_SERVERS" => "garnet",
             "BENCHMARK_CLIENTS" => "CSRedisCore, FreeRedis",
+            "BENCHMARK_SUITES" => "payload,links",
             _ => null,
         }, 1UL << 40);
+        // The suites in the spec's order, whatever order the variable names them in.
+        Assert.Equal(["links", "payload"], chosen.Suites.Select(s => s.Id));
         Assert.Equal([2000UL, 100UL], chosen.Sizes);
         Assert.Equal(["doublets", "doublets-file"], chosen.Families.Select(f => f.Id));
         Assert.Equal(["garnet"], chosen.Servers.Select(s => s.Id));
@@ -44,6 +47,7 @@ public class SpecTests
         var defaults = Stores.Spec();
         Assert.Equal(["doublets", "redis"], defaults.Families.Select(f => f.Id));
         Assert.Equal(["StackExchange.Redis", "FreeRedis", "CSRedisCore"], defaults.Clients.Select(c => c.Id));
+        Assert.Equal(["links", "typical", "payload"], defaults.Suites.Select(s => s.Id));
         Assert.Equal(defaults.File.Servers.Where(s => s.Default).Select(s => s.Id), defaults.Servers.Select(s => s.Id));
         Assert.Contains("BENCHMARK_CLIENTS=\"FreeRedis,Jedis\": \"Jedis\" is not one of StackExchange.Redis, FreeRedis, CSRedisCore",
             Assert.Throws<SpecException>(() => Spec.Load(RedisFixture.Root, v => v == "BENCHMARK_CLIENTS" ? "FreeRedis,Jedis" : null)).Message);

@@ -51,7 +51,7 @@ internal sealed class Bench(Options options)
         (sizes, families) = (spec.Sizes, spec.Families);
         round = Preflight.Round(Environment.GetEnvironmentVariable);
         fingerprint = Provenance.Fingerprint(root);
-        Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}");
+        Console.Error.WriteLine($"sizes {string.Join(", ", spec.File.Sizes.Zip(sizes, (s, v) => $"{s.Symbol}={v}"))}; families {string.Join(", ", families.Select(f => f.Id))}; suites {string.Join(", ", spec.Suites.Select(s => s.Id))}");
         var results = Preflight.ResultsPath(Environment.GetEnvironmentVariable("BENCHMARK_RESULTS"));
         if (results is not null && options.Test)
             throw new ArgumentException($"BENCHMARK_RESULTS={results}: --test measures nothing, so it writes no result file");
@@ -83,6 +83,9 @@ internal sealed class Bench(Options options)
     {
         var load = spec.File.Load ?? throw new SpecException($"{spec.Path}: the spec has no load section");
         string? Get(string name) => spec.File.Sizes.Any(s => s.Env == name) ? b : Environment.GetEnvironmentVariable(name);
+        // As the Rust load run refuses it: a load run measures every suite.
+        if (Environment.GetEnvironmentVariable(spec.File.SuiteEnv) is { } some && !string.IsNullOrWhiteSpace(some))
+            throw new SpecException($"{spec.File.SuiteEnv}=\"{some}\" picks the bench's suites; load and memory runs measure every suite: unset it");
         spec = Spec.Load(root, Get);
         (sizes, families) = (spec.Sizes, spec.Families);
         fingerprint = Provenance.Fingerprint(root);
@@ -379,6 +382,7 @@ internal sealed class Bench(Options options)
         };
         provenance.AddRange(spec.File.Sizes.Zip(sizes, (s, v) => (s.Key, v.ToString(CultureInfo.InvariantCulture))));
         provenance.Add(("families", string.Join(",", families.Select(f => f.Id))));
+        provenance.Add(("suites", string.Join(",", spec.Suites.Select(s => s.Id))));
         if (folder is not null) provenance.Add(("durable", folder.Describe));
         provenance.Add(("round", round.ToString(CultureInfo.InvariantCulture)));
         provenance.Add(("fingerprint", fingerprint));

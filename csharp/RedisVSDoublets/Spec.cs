@@ -224,6 +224,8 @@ internal sealed class SpecFile
     public string ServerEnv { get; set; } = "";
     /// <summary>The variable that picks the clients the server backends are measured through.</summary>
     public string ClientEnv { get; set; } = "";
+    /// <summary>The variable that picks the suites a bench runs (the Rust side narrows the suites it hands over).</summary>
+    public string SuiteEnv { get; set; } = "";
     public List<ServerDef> Servers { get; set; } = [];
     /// <summary>How many bytes of commands a Pipeline backend writes before reading their replies.</summary>
     public long? PipelineWindowBytes { get; set; }

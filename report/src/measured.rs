@@ -448,9 +448,9 @@ pub(crate) fn newest<R>(
     kept
 }
 
-/// The rounds of a set that hold every part of a round: every family, and the server family on
-/// every server the set ran, through every client (a piece of one family, server or client is
-/// part of a round).
+/// The rounds of a set that hold every part of a round: every suite's every family, and the
+/// server family on every server the set ran, through every client (a piece of one suite, family,
+/// server or client is part of a round).
 fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
     let mut rounds: BTreeMap<&str, BTreeSet<parts::Part>> = BTreeMap::new();
     for file in set {
@@ -471,7 +471,8 @@ fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
         .first()
         .and_then(|f| f.get("language"))
         .unwrap_or_default();
-    let whole = parts::of_run(spec, language, &families, &servers, &[]);
+    let every = parts::every_suite(spec);
+    let whole = parts::of_run(spec, language, &every, &families, &servers, &[]);
     rounds.values().filter(|held| whole.is_subset(held)).count()
 }
 

@@ -1,26 +1,34 @@
 //! The parts of a round: what a result file holds and what a whole round needs, so that the plan
 //! knows which pieces are done and the report which rounds are complete. A round is split where it
-//! is too long for one window (by family, then server, then the C# bench's client), and its pieces
-//! are one round again only when every part is there.
+//! is too long for one window (by family, then server, then the C# bench's client, then suite),
+//! and its pieces are one round again only when every part is there.
 
 use std::collections::BTreeSet;
 
 use contract::{results::ResultFile, spec::Spec};
 
-/// One family's cells: Doublets' (`server` and `client` empty), or a server family's on one
-/// server through one client (empty for Rust's redis-rs, the only client it has).
+/// One suite's cells of one family: Doublets' (`server` and `client` empty), or a server
+/// family's on one server through one client (empty for Rust's redis-rs, the only client it has).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Part {
+    pub suite: String,
     pub family: String,
     pub server: String,
     pub client: String,
 }
 
-/// The parts a run of `language` measures: `families`, the server family's on each of `servers`
-/// through each of `clients` (C#: every client of the spec where `clients` is empty).
+/// Every suite's id, in the spec's order: what a run measures unless it names some.
+pub fn every_suite(spec: &Spec) -> Vec<String> {
+    spec.suites.iter().map(|s| s.id.clone()).collect()
+}
+
+/// The parts a run of `language` measures: in each of `suites`, `families`, the server family's
+/// on each of `servers` through each of `clients` (C#: every client of the spec where `clients`
+/// is empty).
 pub fn of_run(
     spec: &Spec,
     language: &str,
+    suites: &[String],
     families: &[String],
     servers: &[String],
     clients: &[String],
@@ -31,26 +39,27 @@ pub fn of_run(
         _ => vec![String::new()],
     };
     let mut parts = BTreeSet::new();
-    for family in families {
+    for (suite, family) in suites
+        .iter()
+        .flat_map(|s| families.iter().map(move |f| (s, f)))
+    {
+        let part = |server: &str, client: &str| Part {
+            suite: suite.clone(),
+            family: family.clone(),
+            server: server.to_string(),
+            client: client.to_string(),
+        };
         let server_family = spec
             .backends
             .iter()
             .any(|b| b.family == *family && b.server.is_some());
         if !server_family {
-            parts.insert(Part {
-                family: family.clone(),
-                server: String::new(),
-                client: String::new(),
-            });
+            parts.insert(part("", ""));
             continue;
         }
         for server in servers {
             for client in &clients {
-                parts.insert(Part {
-                    family: family.clone(),
-                    server: server.clone(),
-                    client: client.clone(),
-                });
+                parts.insert(part(server, client));
             }
         }
     }
@@ -58,7 +67,7 @@ pub fn of_run(
 }
 
 /// The parts a result file holds, from its header. Files from before each choice name none: they
-/// ran every family, on Redis, through every client.
+/// ran every suite and family, on Redis, through every client.
 pub fn of_file(spec: &Spec, file: &ResultFile) -> BTreeSet<Part> {
     let list = |key: &str| -> Option<Vec<String>> {
         file.get(key).map(|text| {
@@ -68,12 +77,14 @@ pub fn of_file(spec: &Spec, file: &ResultFile) -> BTreeSet<Part> {
                 .collect()
         })
     };
+    let suites = list("suites").unwrap_or_else(|| every_suite(spec));
     let families = list("families").unwrap_or_else(|| spec.default_families());
     let servers = list("servers").unwrap_or_else(|| vec!["redis".to_string()]);
     let clients = list("clients").unwrap_or_default();
     of_run(
         spec,
         file.get("language").unwrap_or_default(),
+        &suites,
         &families,
         &servers,
         &clients,

@@ -29,8 +29,8 @@ fn fits(piece: &Piece) -> bool {
     piece.minutes * ESTIMATE_ERROR <= LONGEST_MINUTES
 }
 
-/// One round of a bench at one size; `family`, `servers` and `clients` (the C# bench's; empty:
-/// every one) narrow it where a whole round is longer than [`LONGEST_MINUTES`].
+/// One round of a bench at one size; `family`, `servers`, `clients` (the C# bench's; empty: every
+/// one) and `suite` narrow it where a whole round is longer than [`LONGEST_MINUTES`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Round {
     pub language: String,
@@ -40,6 +40,7 @@ pub struct Round {
     pub family: Option<String>,
     pub servers: Vec<String>,
     pub clients: Vec<String>,
+    pub suite: Option<String>,
 }
 
 impl Round {
@@ -49,9 +50,14 @@ impl Round {
             Some(family) => vec![family.clone()],
             None => spec.default_families(),
         };
+        let suites = match &self.suite {
+            Some(suite) => vec![suite.clone()],
+            None => parts::every_suite(spec),
+        };
         parts::of_run(
             spec,
             &self.language,
+            &suites,
             &families,
             &self.servers,
             &self.clients,
@@ -86,7 +92,8 @@ pub struct Piece {
 impl Piece {
     /// Its name, and the stem of its result file: `rust-b1000-n100-r2`,
     /// `csharp-b1000000-n1000-r1-doublets`, `csharp-b1000000-n1000-r1-garnet`,
-    /// `csharp-b1000000-n1000-r1-redis-FreeRedis`, `load-rust-b1000-r1`, `memory-b1000`.
+    /// `csharp-b1000000-n1000-r1-redis-FreeRedis`, `rust-b10000000-n1000-r1-redis-links`,
+    /// `load-rust-b1000-r1`, `memory-b1000`.
     pub fn id(&self) -> String {
         match &self.what {
             What::Bench(r) => {
@@ -95,16 +102,18 @@ impl Piece {
                     r.language, r.background, r.operations, r.round
                 );
                 // A narrowed piece names its family, or its servers (and clients) for the server
-                // family.
-                match r.family.as_deref() {
-                    None => id,
-                    Some("doublets") => id + "-doublets",
-                    Some(_) => [id, r.servers.join("-"), r.clients.join("-")]
-                        .into_iter()
-                        .filter(|part| !part.is_empty())
-                        .collect::<Vec<_>>()
-                        .join("-"),
-                }
+                // family, and its suite.
+                let narrowed = match r.family.as_deref() {
+                    None => vec![],
+                    Some("doublets") => vec!["doublets".to_string()],
+                    Some(_) => vec![r.servers.join("-"), r.clients.join("-")],
+                };
+                std::iter::once(id)
+                    .chain(narrowed)
+                    .chain(r.suite.clone())
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("-")
             }
             What::Load {
                 language,
@@ -149,6 +158,9 @@ impl Piece {
                 }
                 if !r.clients.is_empty() {
                     vars.push((spec.client_env.clone(), r.clients.join(",")));
+                }
+                if let Some(suite) = &r.suite {
+                    vars.push((spec.suite_env.clone(), suite.clone()));
                 }
                 (format!("bench-{}", r.language), r.background, vars)
             }
@@ -349,9 +361,10 @@ pub fn waits_until(
 }
 
 /// One round as one piece, or, where that is longer than [`LONGEST_MINUTES`], a piece per family,
-/// then per server, then (C#) per client, each with the spec's estimate ([`Spec::schedule`]:
-/// sampling, the fewest iterations of slow cells, loads and checks; a round of Rust at
-/// B = 1,000,000 took 1.03× its estimate, a C# piece 1.13×).
+/// then per server, then (C#) per client, then per suite, each with the spec's estimate
+/// ([`Spec::schedule`]: sampling, the fewest iterations of slow cells, loads and checks; a round
+/// of Rust at B = 1,000,000 took 1.03× its estimate, a C# piece 1.13×). A language on no servers
+/// measures Doublets alone.
 fn split(
     spec: &Spec,
     language: &str,
@@ -361,51 +374,79 @@ fn split(
     servers: &[String],
 ) -> Vec<Piece> {
     let every_client = spec.clients_from(None).expect("every client");
-    let bench = |family: Option<&str>, servers: &[String], clients: &[String]| {
-        let families: Vec<String> = match family {
-            Some(f) => vec![f.to_string()],
-            None => spec.default_families(),
+    let bench =
+        |family: Option<&str>, servers: &[String], clients: &[String], suite: Option<&str>| {
+            let families: Vec<String> = match family {
+                Some(f) => vec![f.to_string()],
+                None => spec.default_families(),
+            };
+            let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
+            let through: Vec<_> = every_client
+                .iter()
+                .copied()
+                .filter(|c| clients.is_empty() || clients.contains(&c.id))
+                .collect();
+            let through = (language == "csharp").then_some(&through[..]);
+            let narrowed = suite.map(|s| spec.narrowed_to(&[s.to_string()]));
+            let seconds = narrowed
+                .as_ref()
+                .unwrap_or(spec)
+                .schedule(&families, &ids, through, &[b, n])
+                .seconds();
+            Piece {
+                minutes: seconds / 60.0,
+                what: What::Bench(Round {
+                    language: language.to_string(),
+                    background: b,
+                    operations: n,
+                    round,
+                    family: family.map(str::to_string),
+                    servers: servers.to_vec(),
+                    clients: clients.to_vec(),
+                    suite: suite.map(str::to_string),
+                }),
+            }
         };
-        let ids: Vec<&str> = servers.iter().map(String::as_str).collect();
-        let through: Vec<_> = every_client
-            .iter()
-            .copied()
-            .filter(|c| clients.is_empty() || clients.contains(&c.id))
-            .collect();
-        let through = (language == "csharp").then_some(&through[..]);
-        Piece {
-            minutes: spec.schedule(&families, &ids, through, &[b, n]).seconds() / 60.0,
-            what: What::Bench(Round {
-                language: language.to_string(),
-                background: b,
-                operations: n,
-                round,
-                family: family.map(str::to_string),
-                servers: servers.to_vec(),
-                clients: clients.to_vec(),
-            }),
+    // A piece that fits, else one per suite.
+    let by_suite = |family: Option<&str>, servers: &[String], clients: &[String]| {
+        let whole = bench(family, servers, clients, None);
+        if fits(&whole) {
+            return vec![whole];
         }
+        let suites = spec.suites.iter();
+        suites
+            .map(|s| bench(family, servers, clients, Some(&s.id)))
+            .collect()
     };
-    let whole = bench(None, servers, &[]);
+    if servers.is_empty() {
+        return by_suite(Some("doublets"), servers, &[]);
+    }
+    let whole = bench(None, servers, &[], None);
     if fits(&whole) {
         return vec![whole];
     }
-    let mut pieces = vec![bench(Some("doublets"), servers, &[])];
+    let mut pieces = by_suite(Some("doublets"), servers, &[]);
     for server in servers {
         let one = std::slice::from_ref(server);
-        let on_server = bench(Some("redis"), one, &[]);
+        let on_server = bench(Some("redis"), one, &[], None);
         if fits(&on_server) || language != "csharp" {
-            pieces.push(on_server);
+            pieces.extend(by_suite(Some("redis"), one, &[]));
             continue;
         }
         for client in &every_client {
-            pieces.push(bench(Some("redis"), one, std::slice::from_ref(&client.id)));
+            pieces.extend(by_suite(
+                Some("redis"),
+                one,
+                std::slice::from_ref(&client.id),
+            ));
         }
     }
-    let together = bench(Some("redis"), servers, &[]);
+    let together = bench(Some("redis"), servers, &[], None);
     if servers.len() > 1 && fits(&together) {
         // The servers fit one piece together: one run starts them both.
-        pieces.truncate(1);
+        pieces.retain(
+            |p| matches!(&p.what, What::Bench(r) if r.family.as_deref() == Some("doublets")),
+        );
         pieces.push(together);
     }
     pieces

@@ -129,7 +129,7 @@ impl Environment {
     /// [`environment`] keeps only where a round came in several files.
     fn of(file: &ResultFile) -> Self {
         let get = |key: &str| file.get(key).map(str::to_string);
-        let part = ["families", "servers", "clients"].map(|k| file.get(k).unwrap_or("—"));
+        let part = ["suites", "families", "servers", "clients"].map(|k| file.get(k).unwrap_or("—"));
         Environment {
             round: file.get("round").and_then(|r| r.parse().ok()).unwrap_or(1),
             part: Some(part.join("; ")),

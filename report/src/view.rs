@@ -37,6 +37,7 @@ pub struct View {
     /// The servers the redis family can run on, from the spec.
     pub servers: Vec<ServerView>,
     pub client_env: String,
+    pub suite_env: String,
     /// The Redis clients C# runs every server backend through, from the spec.
     pub clients: Vec<ClientView>,
     pub suites: Vec<SuiteView>,
@@ -1325,6 +1326,7 @@ pub fn build(
         durable_tmpfs_env: spec.durable_tmpfs_env.clone(),
         server_env: spec.server_env.clone(),
         client_env: spec.client_env.clone(),
+        suite_env: spec.suite_env.clone(),
         servers: server_views(spec, lang),
         split: spec.split.as_ref().map(|plan| text(&plan.description)),
         clients: client_views(spec, lang),

@@ -1666,6 +1666,46 @@ fn the_plan_lists_what_the_checkouts_code_lacks() {
     assert!(left(&two_clients).is_empty(), "{:?}", left(&two_clients));
     // A whole C# round of Redis (no clients named: every client) holds every client's piece.
     assert!(left(&[csharp_round("doublets,redis", None)]).is_empty());
+    // At 10,000,000 Rust's Redis is too long for a window whole (its digests take minutes each):
+    // a piece per suite, each run with the suite variable and done by a file of that suite; C#
+    // measures Doublets alone there, and says so to the bench.
+    let at_10m = |language: &str| -> Vec<String> {
+        all.iter()
+            .map(|p| p.id())
+            .filter(|id| id.starts_with(&format!("{language}-b10000000-")))
+            .collect()
+    };
+    assert_eq!(
+        at_10m("rust"),
+        [
+            "rust-b10000000-n1000-r1-doublets",
+            "rust-b10000000-n1000-r1-redis-links",
+            "rust-b10000000-n1000-r1-redis-typical",
+            "rust-b10000000-n1000-r1-redis-payload",
+        ]
+    );
+    assert_eq!(at_10m("csharp"), ["csharp-b10000000-n1000-r1-doublets"]);
+    let csharp_10m = all_pieces_of(&spec, "csharp-b10000000-n1000-r1-doublets");
+    assert!(csharp_10m.contains(&("BENCHMARK_BACKEND".to_string(), "doublets".to_string())));
+    let typical = all_pieces_of(&spec, "rust-b10000000-n1000-r1-redis-typical");
+    assert!(typical.contains(&("BENCHMARK_SUITES".to_string(), "typical".to_string())));
+    let links_of_10m = piece("current", "redis", "rust", "redis", None)
+        .replace("# background_links: 1000", "# background_links: 10000000")
+        .replace("# operations: 100", "# operations: 1000")
+        .replace("# families: redis", "# families: redis\n# suites: links");
+    let links_of_10m = ResultFile::parse(&links_of_10m, "l.txt").unwrap();
+    let rust_left: Vec<String> = ids(&[links_of_10m])
+        .into_iter()
+        .filter(|id| id.starts_with("rust-b10000000-"))
+        .collect();
+    assert_eq!(
+        rust_left,
+        [
+            "rust-b10000000-n1000-r1-doublets",
+            "rust-b10000000-n1000-r1-redis-typical",
+            "rust-b10000000-n1000-r1-redis-payload",
+        ]
+    );
 }
 
 /// A size's rounds are taken at two times: once half of a language's rounds are measured at one

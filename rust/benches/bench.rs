@@ -40,6 +40,8 @@ fn run() -> anyhow::Result<()> {
     let selection = Selection::parse(std::env::args().skip(1))?;
     let spec = load_spec()?;
     let session = Session::from_environment(&spec)?;
+    // The suites the run chose are the spec it measures: their cells, schedule and result alone.
+    let spec = spec.narrowed_to(&session.suites);
     let described: Vec<String> = spec
         .sizes
         .iter()
@@ -47,9 +49,10 @@ fn run() -> anyhow::Result<()> {
         .map(|(s, v)| format!("{}={v}", s.symbol))
         .collect();
     eprintln!(
-        "sizes {}; families {}",
+        "sizes {}; families {}; suites {}",
         described.join(", "),
-        session.families.join(", ")
+        session.families.join(", "),
+        session.suites.join(", ")
     );
     let round = preflight::round(|var| std::env::var(var).ok())?;
     let started = start(&spec, &session)?;
@@ -218,6 +221,7 @@ fn write_results(
             .map(|(size, value)| (size.key.as_str(), value.to_string())),
     );
     lines.push(("families", session.families.join(",")));
+    lines.push(("suites", session.suites.join(",")));
     if let Some(folder) = folder {
         lines.push(("durable", folder.describe.clone()));
     }

@@ -1,5 +1,5 @@
 //! The spec as the C# harness runs it, read and checked here alone: the spec file as data, the
-//! sizes, families, servers and clients the run's variables choose, and each suite's work with its
+//! sizes, families, servers, clients and suites the run's variables choose, and each suite's work with its
 //! expressions as terms the harness only evaluates. Any refusal is this side's, with the file,
 //! line and column; the C# harness has no spec reader of its own.
 
@@ -25,6 +25,7 @@ struct Handoff<'a> {
     servers: Vec<&'a str>,
     /// The ids of the clients the client variable chooses.
     clients: Vec<&'a str>,
+    /// The suites the suite variable chooses, in the spec's order.
     suites: &'a [Suite],
 }
 
@@ -38,7 +39,7 @@ pub fn for_csharp(
     available: u64,
 ) -> anyhow::Result<String> {
     let spec = crate::checked(Spec::parse(text, path))?;
-    let (sizes, families) = preflight::inputs_of_either_language(&spec, &get, available)?;
+    let inputs = preflight::inputs_of_either_language(&spec, &get, available)?;
     let servers = spec.servers_from(get(&spec.server_env));
     let servers = servers.map_err(anyhow::Error::msg)?;
     let clients = spec.clients_from(get(&spec.client_env));
@@ -49,11 +50,11 @@ pub fn for_csharp(
     let handoff = Handoff {
         path,
         document: serde_saphyr::from_str_with_options(text, yaml)?,
-        sizes,
-        families,
+        sizes: inputs.sizes,
+        families: inputs.families,
         servers: servers.iter().map(|s| s.id.as_str()).collect(),
         clients: clients.iter().map(|c| c.id.as_str()).collect(),
-        suites: &spec.suites,
+        suites: &spec.narrowed_to(&inputs.suites).suites,
     };
     Ok(serde_json::to_string(&handoff)?)
 }

@@ -11,14 +11,24 @@ use crate::{
     suites::{self, Suite, Visit},
 };
 
-/// The sizes and families a run asks for (`get` reads a variable), checked with everything that
-/// needs no server: bounds, the memory they need against `available`, and every suite's requests
-/// built for them.
+/// What a bench run asks for, checked before any work.
+#[derive(Debug)]
+pub struct Inputs {
+    pub sizes: Vec<u64>,
+    /// The ids of the families the family variable chooses.
+    pub families: Vec<String>,
+    /// The ids of the suites the suite variable chooses, in the spec's order.
+    pub suites: Vec<String>,
+}
+
+/// The sizes, families and suites a run asks for (`get` reads a variable), checked with
+/// everything that needs no server: bounds, the memory they need against `available`, and the
+/// chosen suites' requests built for them.
 pub fn inputs(
     spec: &Spec,
     get: impl Fn(&str) -> Option<String>,
     available: u64,
-) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
+) -> anyhow::Result<Inputs> {
     redis_rs_only(spec, &get)?;
     inputs_of_either_language(spec, get, available)
 }
@@ -29,10 +39,13 @@ pub fn inputs_of_either_language(
     spec: &Spec,
     get: impl Fn(&str) -> Option<String>,
     available: u64,
-) -> anyhow::Result<(Vec<u64>, Vec<String>)> {
+) -> anyhow::Result<Inputs> {
     let sizes = spec.sizes_from(&get).map_err(anyhow::Error::msg)?;
     let families = spec
         .family_ids_from(get(&spec.family_env))
+        .map_err(anyhow::Error::msg)?;
+    let suites = spec
+        .suite_ids_from(get(&spec.suite_env))
         .map_err(anyhow::Error::msg)?;
     check_memory(spec, &sizes, &families, available, &spec.sizes[0].env)?;
     /// Every request of a suite built for the sizes: what both benches do before the first cell.
@@ -43,11 +56,28 @@ pub fn inputs_of_either_language(
             crate::harness::plan::<S::Request>(self.0, self.1).map(drop)
         }
     }
-    for suite in &spec.suites {
+    for suite in spec.suites.iter().filter(|s| suites.contains(&s.id)) {
         suites::visit(&suite.id, Plan(suite, &sizes))
             .map_err(|e| anyhow!("{}: {e}", spec.path))??;
     }
-    Ok((sizes, families))
+    Ok(Inputs {
+        sizes,
+        families,
+        suites,
+    })
+}
+
+/// Refuses the variable that picks the bench's suites in a load or memory run, which measures
+/// every suite: a run that named some would not measure what it was asked to.
+pub fn every_suite(spec: &Spec, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+    match get(&spec.suite_env).filter(|v| !v.trim().is_empty()) {
+        Some(value) => bail!(
+            "{}={value:?} picks the bench's suites; load and memory runs measure every suite: \
+             unset it",
+            spec.suite_env
+        ),
+        None => Ok(()),
+    }
 }
 
 /// Refuses the variable that picks the C# bench's clients: a Rust run measures servers through

@@ -1,5 +1,5 @@
 //! What every measurement binary (the bench, `load`, `memory`) checks before any work, so that a
-//! run that cannot finish costs seconds: the sizes and families the run chose, the memory they
+//! run that cannot finish costs seconds: the sizes, families and suites the run chose, the memory they
 //! need, the checkout's fingerprint, the results path; and how it ends, once an interrupt's
 //! cleanup is done.
 
@@ -16,6 +16,8 @@ pub struct Session {
     pub sizes: Vec<u64>,
     /// The ids of the families the family variable chose.
     pub families: Vec<String>,
+    /// The ids of the suites the suite variable chose (a load or memory run: every suite).
+    pub suites: Vec<String>,
     /// The checkout's fingerprint, which the results record.
     pub fingerprint: String,
     /// The file BENCHMARK_RESULTS names, checked without writing.
@@ -31,8 +33,8 @@ fn var(name: &str) -> Option<String> {
 impl Session {
     /// The bench's: the sizes from their variables, every suite's requests built for them.
     pub fn from_environment(spec: &Spec) -> anyhow::Result<Self> {
-        let (sizes, families) = preflight::inputs(spec, var, preflight::available_memory()?)?;
-        Self::with(spec, sizes, families)
+        let inputs = preflight::inputs(spec, var, preflight::available_memory()?)?;
+        Self::with(spec, inputs.sizes, inputs.families, inputs.suites)
     }
 
     /// A measurement at the background `b` the command line gives (`usage` says how), the other
@@ -45,18 +47,26 @@ impl Session {
     ) -> anyhow::Result<Self> {
         let sizes = sizes_at_background(spec, b, other, usage)?;
         preflight::redis_rs_only(spec, var)?;
+        preflight::every_suite(spec, var)?;
         let families = spec
             .family_ids_from(var(&spec.family_env))
             .map_err(anyhow::Error::msg)?;
         let available = preflight::available_memory()?;
         preflight::check_memory(spec, &sizes, &families, available, "B")?;
-        Self::with(spec, sizes, families)
+        let every = spec.suites.iter().map(|s| s.id.clone()).collect();
+        Self::with(spec, sizes, families, every)
     }
 
-    fn with(spec: &Spec, sizes: Vec<u64>, families: Vec<String>) -> anyhow::Result<Self> {
+    fn with(
+        spec: &Spec,
+        sizes: Vec<u64>,
+        families: Vec<String>,
+        suites: Vec<String>,
+    ) -> anyhow::Result<Self> {
         Ok(Self {
             sizes,
             families,
+            suites,
             fingerprint: provenance::checkout(spec)?,
             results: preflight::results_path(std::env::var_os("BENCHMARK_RESULTS").as_deref())?,
             allow_flush: var("BENCHMARK_ALLOW_FLUSH").is_some_and(|v| v == "1"),

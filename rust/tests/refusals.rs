@@ -88,3 +88,19 @@ fn the_rust_benches_refuse_the_variable_that_picks_csharp_clients() {
         "{error}"
     );
 }
+
+#[test]
+fn the_suite_variable_picks_suites_for_the_bench_alone() {
+    let spec = load_spec().unwrap();
+    let get = |var: &str| (var == spec.suite_env).then(|| "payload, links".to_string());
+    let inputs = preflight::inputs(&spec, get, AVAILABLE).unwrap();
+    assert_eq!(inputs.suites, ["links", "payload"], "in the spec's order");
+    let every = preflight::inputs(&spec, |_| None, AVAILABLE).unwrap();
+    assert_eq!(every.suites, ["links", "typical", "payload"]);
+    let error = format!("{:#}", preflight::every_suite(&spec, get).unwrap_err());
+    assert!(
+        error.contains("BENCHMARK_SUITES=\"payload, links\" picks the bench's suites; load and memory runs measure every suite"),
+        "{error}"
+    );
+    preflight::every_suite(&spec, |_| None).unwrap();
+}

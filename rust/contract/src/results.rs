@@ -29,8 +29,10 @@ pub const REQUIRED: [&str; 6] = [
 ];
 
 /// Keys a result file may carry besides the required ones.
-pub const OPTIONAL: [&str; 26] = [
+pub const OPTIONAL: [&str; 27] = [
     "families",
+    // The suites a file holds, where a round was measured a suite at a time (none: every one).
+    "suites",
     "servers",
     // Where the durable stores kept their files: the folder's file system and fsync latency.
     "durable",

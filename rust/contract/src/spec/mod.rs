@@ -284,6 +284,9 @@ mod wire {
         pub server_env: String,
         #[serde(default)]
         pub client_env: String,
+        /// Unset: a bench runs every suite.
+        #[serde(default)]
+        pub suite_env: String,
         #[serde(default)]
         pub servers: Vec<Server>,
         pub pipeline_window_bytes: Option<Spanned<u64>>,
@@ -600,7 +603,10 @@ impl NotRun {
     /// Whether it covers the cells of `suite` on the server backend `backend`.
     pub fn covers(&self, suite: &str, backend: &Backend) -> bool {
         self.suite.as_deref().is_none_or(|s| s == suite)
-            && self.mode.as_deref().is_none_or(|m| m == mode_of(&backend.name))
+            && self
+                .mode
+                .as_deref()
+                .is_none_or(|m| m == mode_of(&backend.name))
             && self
                 .server
                 .as_ref()
@@ -700,6 +706,8 @@ pub struct Spec {
     pub server_env: String,
     /// The variable that picks the C# bench's clients.
     pub client_env: String,
+    /// The variable that picks the suites a bench runs.
+    pub suite_env: String,
     pub servers: Vec<ServerKind>,
     /// How each server cell's time is split, where its server reports it.
     pub split: Option<SplitPlan>,
@@ -797,6 +805,26 @@ impl Spec {
     pub fn clients_from(&self, value: Option<String>) -> Result<Vec<&Client>, String> {
         let every = self.clients.iter().collect();
         pick(&self.client_env, value, &self.clients, |c| &c.id, every)
+    }
+
+    /// The ids of the suites a bench runs, in the spec's order: those BENCHMARK_SUITES names
+    /// (comma-separated), or every one.
+    pub fn suite_ids_from(&self, value: Option<String>) -> Result<Vec<String>, String> {
+        let every = self.suites.iter().collect();
+        let chosen = pick(&self.suite_env, value, &self.suites, |s| &s.id, every)?;
+        let suites = self
+            .suites
+            .iter()
+            .filter(|s| chosen.iter().any(|c| c.id == s.id));
+        Ok(suites.map(|s| s.id.clone()).collect())
+    }
+
+    /// The spec as a run of the suites `ids` sees it: theirs alone, in the spec's order, so that
+    /// its cells, schedule and result are theirs.
+    pub fn narrowed_to(&self, ids: &[String]) -> Spec {
+        let mut spec = self.clone();
+        spec.suites.retain(|s| ids.contains(&s.id));
+        spec
     }
 
     /// Whether a run of `families` on the servers `servers` (ids) measures `backend`.
@@ -1340,6 +1368,7 @@ impl Resolver<'_> {
             durable_stop_env: wire.durable_stop_env,
             server_env: wire.server_env,
             client_env: wire.client_env,
+            suite_env: wire.suite_env,
             servers,
             split,
             fingerprint: wire.fingerprint,
