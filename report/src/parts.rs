@@ -22,9 +22,9 @@ pub fn every_suite(spec: &Spec) -> Vec<String> {
     spec.suites.iter().map(|s| s.id.clone()).collect()
 }
 
-/// The parts a run of `language` measures: in each of `suites`, `families`, the server family's
-/// on each of `servers` through each of `clients` (C#: every client of the spec where `clients`
-/// is empty).
+/// The parts a run of `language` measures: in each of `suites`, its `families` (the payload suite
+/// has no Doublets), the server family's on each of `servers` through each of `clients` (C#:
+/// every client of the spec where `clients` is empty).
 pub fn of_run(
     spec: &Spec,
     language: &str,
@@ -39,10 +39,14 @@ pub fn of_run(
         _ => vec![String::new()],
     };
     let mut parts = BTreeSet::new();
-    for (suite, family) in suites
+    let has = |suite: &str, family: &str| {
+        let suite = spec.suites.iter().find(|s| s.id == suite);
+        suite.is_some_and(|s| s.backends.iter().any(|b| spec.backend(b).family == family))
+    };
+    let pairs = suites
         .iter()
-        .flat_map(|s| families.iter().map(move |f| (s, f)))
-    {
+        .flat_map(|s| families.iter().map(move |f| (s, f)));
+    for (suite, family) in pairs.filter(|(s, f)| has(s, f)) {
         let part = |server: &str, client: &str| Part {
             suite: suite.clone(),
             family: family.clone(),

@@ -407,7 +407,7 @@ fn split(
                 }),
             }
         };
-    // A piece that fits, else one per suite.
+    // A piece that fits, else one per suite that has cells of it.
     let by_suite = |family: Option<&str>, servers: &[String], clients: &[String]| {
         let whole = bench(family, servers, clients, None);
         if fits(&whole) {
@@ -416,6 +416,7 @@ fn split(
         let suites = spec.suites.iter();
         suites
             .map(|s| bench(family, servers, clients, Some(&s.id)))
+            .filter(|piece| piece.minutes > 0.0)
             .collect()
     };
     if servers.is_empty() {

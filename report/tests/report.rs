@@ -2190,3 +2190,19 @@ fn durable_and_network_stores_are_set_beside_their_twins() {
     );
     assert!(!readme.contains("not measured yet"), "{readme}");
 }
+
+/// A round's parts are the suite and family pairs that have cells: the payload suite has no
+/// Doublets, so no round waits for a Doublets piece of it.
+#[test]
+fn a_suite_without_a_family_asks_no_part_of_it() {
+    let spec = real_spec();
+    let every = report::parts::every_suite(&spec);
+    let families = ["doublets".to_string(), "redis".to_string()];
+    let parts = report::parts::of_run(&spec, "rust", &every, &families, &["redis".into()], &[]);
+    let pairs: Vec<(&str, &str)> = parts
+        .iter()
+        .map(|p| (p.suite.as_str(), p.family.as_str()))
+        .collect();
+    assert!(pairs.contains(&("links", "doublets")) && pairs.contains(&("payload", "redis")));
+    assert!(!pairs.contains(&("payload", "doublets")), "{pairs:?}");
+}
