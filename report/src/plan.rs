@@ -316,12 +316,14 @@ fn of_size<'a>(
 /// When a bench piece may start, if not now: a size's rounds are taken at two times at least, so
 /// that the spread between sittings is measured rather than left out of the intervals. Once half
 /// a language's rounds of a size (rounded up) are measured at one time, the rest wait until
-/// [`SEPARATE_HOURS`] after the latest of them has ended.
+/// [`SEPARATE_HOURS`] after the latest of them has ended. `before`: the pieces a run measures
+/// ahead of this one, counted as rounds taken now (a run of one plan must not take them all).
 pub fn waits_until(
     spec: &Spec,
     files: &[ResultFile],
     fingerprint: &str,
     piece: &Piece,
+    before: &[&Piece],
     now: SystemTime,
 ) -> Option<SystemTime> {
     let What::Bench(r) = &piece.what else {
@@ -334,26 +336,42 @@ pub fn waits_until(
         .iter()
         .find(|s| s.background == r.background && s.operations == r.operations)?
         .rounds;
-    // Each other round held, with the date its latest part ended.
+    // Each other round held, with the date its latest part ended, and each the run takes first.
     let at = |date: &str| humantime::parse_rfc3339(date).ok();
-    let mut ended: BTreeMap<&str, &str> = BTreeMap::new();
-    for f in of_size(
+    let mut ended: BTreeMap<String, String> = BTreeMap::new();
+    let held = of_size(
         spec,
         files,
         fingerprint,
         &r.language,
         r.background,
         r.operations,
-    ) {
-        let round = f.get("round").unwrap_or("1");
-        if let (false, Some(date)) = (round == r.round.to_string(), f.get("date")) {
-            let latest = ended.entry(round).or_insert(date);
-            if at(date) > at(latest) {
+    )
+    .filter_map(|f| {
+        Some((
+            f.get("round").unwrap_or("1").to_string(),
+            f.get("date")?.to_string(),
+        ))
+    });
+    let taken_now = before.iter().filter_map(|p| match &p.what {
+        What::Bench(b)
+            if (&b.language, b.background, b.operations)
+                == (&r.language, r.background, r.operations) =>
+        {
+            let now = humantime::format_rfc3339_seconds(now).to_string();
+            Some((b.round.to_string(), now))
+        }
+        _ => None,
+    });
+    for (round, date) in held.chain(taken_now) {
+        if round != r.round.to_string() {
+            let latest = ended.entry(round).or_insert_with(|| date.clone());
+            if at(&date) > at(latest) {
                 *latest = date;
             }
         }
     }
-    let dates: Vec<Option<&str>> = ended.values().copied().map(Some).collect();
+    let dates: Vec<Option<&str>> = ended.values().map(|d| Some(d.as_str())).collect();
     let one_time = crate::variance::times(&dates).iter().all(|&t| t == 0);
     let latest = ended.values().filter_map(|d| at(d)).max()?;
     let until = latest + Duration::from_secs_f64(SEPARATE_HOURS * 3600.0);

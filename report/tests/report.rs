@@ -1733,7 +1733,12 @@ fn half_a_sizes_rounds_at_one_time_make_the_rest_wait_for_a_second() {
     let waits = |files: &[ResultFile], now: &str| -> Vec<(String, SystemTime)> {
         pending(&spec, files, &[], &[], "current")
             .iter()
-            .filter_map(|p| Some((p.id(), waits_until(&spec, files, "current", p, at(now))?)))
+            .filter_map(|p| {
+                Some((
+                    p.id(),
+                    waits_until(&spec, files, "current", p, &[], at(now))?,
+                ))
+            })
             .collect()
     };
     let three = [
@@ -1763,6 +1768,22 @@ fn half_a_sizes_rounds_at_one_time_make_the_rest_wait_for_a_second() {
     assert!(
         waits(&taken_apart, "2026-12-07T10:00:00Z").is_empty(),
         "rounds at two times already: the rest go on"
+    );
+    // One run takes no more than half either: with nothing held, the rounds it measures first
+    // count as taken now.
+    let all = pending(&spec, &[], &[], &[], "current");
+    let rust_1000: Vec<&report::plan::Piece> = all
+        .iter()
+        .filter(|p| p.id().starts_with("rust-b1000-n100-"))
+        .collect();
+    let now = at("2026-12-07T16:00:00Z");
+    let waits_after =
+        |k: usize| waits_until(&spec, &[], "current", rust_1000[k], &rust_1000[..k], now);
+    assert_eq!(waits_after(2), None, "the third round of six goes on");
+    assert_eq!(
+        waits_after(3),
+        Some(at("2026-12-07T22:00:00Z")),
+        "the fourth waits"
     );
 }
 

@@ -97,29 +97,32 @@ fn run() -> anyhow::Result<()> {
     for line in plan::describe(&pieces) {
         eprintln!("  {line}");
     }
-    // A round that must be taken at a second time waits for it (none for a reproduce round: it
-    // is measured alone, whenever it is asked for).
+    // A round that must be taken at a second time waits for it, counting the rounds this run
+    // takes before it (none for a reproduce round: it is measured alone, whenever it is asked for).
     let now = std::time::SystemTime::now();
-    let (waiting, ready): (Vec<_>, Vec<_>) = pieces
-        .iter()
-        .map(|p| match reproduce {
-            Some(_) => (p, None),
-            None => (p, plan::waits_until(&spec, &files, &fingerprint, p, now)),
-        })
-        .partition(|(_, until)| until.is_some());
+    let (mut waiting, mut ready) = (Vec::new(), Vec::new());
+    for piece in &pieces {
+        let until = match reproduce {
+            Some(_) => None,
+            None => plan::waits_until(&spec, &files, &fingerprint, piece, &ready, now),
+        };
+        match until {
+            Some(until) => waiting.push((piece, until)),
+            None => ready.push(piece),
+        }
+    }
     if !waiting.is_empty() {
         eprintln!(
             "waiting for a second time ({} h after the last round of their size: a size's rounds are taken at two times at least):",
             report::variance::SEPARATE_HOURS
         );
         for (piece, until) in waiting {
-            let until = humantime::format_rfc3339_seconds(until.expect("partitioned"));
+            let until = humantime::format_rfc3339_seconds(until);
             eprintln!("  {} from {until}", piece.id());
         }
     }
     let runnable: Vec<&plan::Piece> = ready
         .into_iter()
-        .map(|(p, _)| p)
         .filter(|p| p.minutes <= plan::LONGEST_MINUTES)
         .collect();
     let chosen = match budget {
