@@ -8,6 +8,7 @@ use contract::spec::Spec;
 use crate::{
     format::{duration, whole, Lang},
     tables::{Cell, Table},
+    view::language_name,
 };
 
 /// Round trips of networks the block translates the ratios to: another host in the same rack, and
@@ -96,11 +97,31 @@ fn recorded_ping_ns(tables: &[&Table]) -> Option<f64> {
     (!pings.is_empty()).then(|| crate::stats::median(pings.into_iter()))
 }
 
-/// "B = 1,000 and 10,000: 3 rounds each (75% intervals); B = 100,000: 1 round (no interval)".
+/// "B = 1,000 and 10,000: 3 rounds (75% intervals); B = 100,000: 1 round (no interval)"; a size
+/// whose languages have different rounds is named with each: "B = 1,000 (Rust): 4 rounds …".
 fn rounds_text(tables: &[&Table], lang: Lang) -> String {
-    let mut by_rounds: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();
+    // Of each size, each language's most complete rounds.
+    let mut of_size: std::collections::BTreeMap<u64, std::collections::BTreeMap<&str, usize>> =
+        Default::default();
     for t in tables {
-        by_rounds.entry(t.rounds).or_default().push(t.background);
+        let rounds = of_size
+            .entry(t.background)
+            .or_default()
+            .entry(&t.language)
+            .or_default();
+        *rounds = (*rounds).max(t.rounds);
+    }
+    let mut by_rounds: std::collections::BTreeMap<usize, Vec<(u64, &str)>> = Default::default();
+    for (b, languages) in of_size {
+        let mut counts = languages.values().copied();
+        let first = counts.next().unwrap_or(1);
+        if counts.all(|r| r == first) {
+            by_rounds.entry(first).or_default().push((b, ""));
+        } else {
+            for (language, rounds) in languages {
+                by_rounds.entry(rounds).or_default().push((b, language));
+            }
+        }
     }
     by_rounds
         .into_iter()
@@ -108,7 +129,13 @@ fn rounds_text(tables: &[&Table], lang: Lang) -> String {
         .map(|(rounds, mut sizes)| {
             sizes.sort_unstable();
             sizes.dedup();
-            let sizes: Vec<String> = sizes.iter().map(|b| whole(*b, lang)).collect();
+            let sizes: Vec<String> = sizes
+                .iter()
+                .map(|(b, language)| match *language {
+                    "" => whole(*b, lang),
+                    language => format!("{} ({})", whole(*b, lang), language_name(language)),
+                })
+                .collect();
             let (and, level) = (
                 if lang == Lang::En { " and " } else { " и " },
                 crate::stats::level(rounds).map(crate::stats::level_text),

@@ -450,7 +450,9 @@ pub(crate) fn newest<R>(
 
 /// The rounds of a set that hold every part of a round: every suite's every family, and the
 /// server family on every server the set ran, through every client (a piece of one suite, family,
-/// server or client is part of a round).
+/// server or client is part of a round). A set that ran no server yet needs those the `publish`
+/// plan gives its language and size: a Doublets piece alone is half a round where the plan asks
+/// for servers too.
 fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
     let mut rounds: BTreeMap<&str, BTreeSet<parts::Part>> = BTreeMap::new();
     for file in set {
@@ -459,21 +461,44 @@ fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
             .or_default()
             .extend(parts::of_file(spec, file));
     }
-    let servers: BTreeSet<String> = rounds
+    let language = set
+        .first()
+        .and_then(|f| f.get("language"))
+        .unwrap_or_default();
+    let mut servers: BTreeSet<String> = rounds
         .values()
         .flatten()
         .filter(|p| !p.server.is_empty())
         .map(|p| p.server.clone())
         .collect();
+    if servers.is_empty() {
+        servers.extend(planned_servers(set, spec, language));
+    }
     let servers: Vec<String> = servers.into_iter().collect();
     let families: Vec<String> = spec.default_families();
-    let language = set
-        .first()
-        .and_then(|f| f.get("language"))
-        .unwrap_or_default();
     let every = parts::every_suite(spec);
     let whole = parts::of_run(spec, language, &every, &families, &servers, &[]);
     rounds.values().filter(|held| whole.is_subset(held)).count()
+}
+
+/// The servers the spec's `publish` plan measures `language` on at the set's size; none where the
+/// plan does not name the size.
+fn planned_servers(set: &[ResultFile], spec: &Spec, language: &str) -> Vec<String> {
+    let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
+    let size = |key: &str| set.first().and_then(|f| f.get(key)).unwrap_or_default();
+    spec.publish
+        .iter()
+        .flat_map(|p| {
+            p.bench
+                .iter()
+                .filter(|s| {
+                    s.background.to_string() == size(b_key)
+                        && s.operations.to_string() == size(n_key)
+                })
+                .map(|s| s.servers.get(language).unwrap_or(&p.servers).clone())
+        })
+        .flatten()
+        .collect()
 }
 
 /// The code of every fingerprint among the published inputs.

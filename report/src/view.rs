@@ -110,7 +110,8 @@ pub struct RunView {
     background_text: String,
     operations_text: String,
     command: String,
-    rounds: usize,
+    /// The rounds of every language, when they have as many; else none, and each language says.
+    rounds: Option<usize>,
     dates: String,
     fingerprint: String,
     commit: String,
@@ -128,6 +129,8 @@ pub struct RunView {
 #[derive(Clone, Serialize)]
 pub struct RunLanguageView {
     language: String,
+    /// The most complete rounds of its tables at this size.
+    rounds: usize,
     toolchain: String,
     runtime: String,
     client: String,
@@ -1940,6 +1943,12 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                 let get = |key: &str| t.provenance.get(key).cloned().unwrap_or_default();
                 languages.push(RunLanguageView {
                     language: name,
+                    rounds: of_size
+                        .iter()
+                        .filter(|o| o.language == t.language)
+                        .map(|o| o.rounds)
+                        .max()
+                        .unwrap_or(1),
                     toolchain: get("toolchain"),
                     runtime: get("runtime"),
                     client: get("client"),
@@ -1962,7 +1971,11 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                         of_size.iter().map(|t| reproduce(spec, t, tables)).collect();
                     distinct(commands.iter().map(String::as_str), "; ")
                 },
-                rounds: of_size.iter().map(|t| t.rounds).max().unwrap_or(1),
+                rounds: {
+                    let mut rounds = languages.iter().map(|l| l.rounds);
+                    let first = rounds.next();
+                    first.filter(|r| rounds.all(|o| o == *r))
+                },
                 dates: provenance("date", 10),
                 fingerprint: provenance("fingerprint", 12),
                 commit: provenance("commit", 12),

@@ -395,6 +395,40 @@ fn rounds_of_one_code_at_different_commits_share_a_table() {
     assert!(!readme.contains("Not the current code"), "{readme}");
 }
 
+/// Languages of one size with different rounds each say theirs: "2 rounds of each language" would
+/// claim an interval C# does not have.
+#[test]
+fn languages_with_different_rounds_each_say_theirs() {
+    let round = |language: &str, n: u32| {
+        fixture("rust-b1000.txt").replace(
+            "# language: rust\n",
+            &format!("# language: {language}\n# round: {n}\n"),
+        )
+    };
+    let work = Workspace::new(&[
+        ("rust-r1.txt", round("rust", 1)),
+        ("rust-r2.txt", round("rust", 2)),
+        ("csharp-r1.txt", round("csharp", 1)),
+    ]);
+    run(&work.args()).unwrap();
+    let (readme, russian) = (work.read("README.md"), work.read("README.ru.md"));
+    assert!(
+        readme.contains("**B = 1,000, N = 100**: 2 rounds of Rust, 1 round of C#, measured"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains(
+            "B = 1,000 (Rust): 2 rounds (50% intervals); B = 1,000 (C#): 1 round (no interval)"
+        ),
+        "{readme}"
+    );
+    assert!(!readme.contains("of each language"), "{readme}");
+    assert!(
+        russian.contains("2 раунда на Rust, 1 раунд на C#"),
+        "{russian}"
+    );
+}
+
 /// One result set per piece: of two sets of different code for one language and size, the newer
 /// is kept once it has as many complete rounds as the older, the other is left out, never mixed.
 #[test]
@@ -1793,8 +1827,13 @@ fn half_a_sizes_rounds_at_one_time_make_the_rest_wait_for_a_second() {
 fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
     use contract::results::ResultFile;
     let spec = real_spec();
-    let file = |fingerprint: &str, families: &str, clients: Option<&str>| {
-        let text = piece(fingerprint, families, "csharp", "redis", clients);
+    let file_at = |(b, n): (u64, u64), fingerprint: &str, families: &str, clients: Option<&str>| {
+        let text = piece(fingerprint, families, "csharp", "redis", clients)
+            .replace(
+                "# background_links: 1000\n",
+                &format!("# background_links: {b}\n"),
+            )
+            .replace("# operations: 100\n", &format!("# operations: {n}\n"));
         let date = if fingerprint == "newer" {
             "2026-12-05T10:00:00Z"
         } else {
@@ -1803,6 +1842,9 @@ fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
         let text = text.replace("2026-11-30T19:50:00Z", date);
         let clients = clients.unwrap_or("every");
         ResultFile::parse(&text, &format!("{fingerprint}-{families}-{clients}.txt")).unwrap()
+    };
+    let file = |fingerprint: &str, families: &str, clients: Option<&str>| {
+        file_at((1000, 100), fingerprint, families, clients)
     };
     let kept = |files: Vec<ResultFile>| -> Vec<String> {
         let selected = report::measured::select(files, vec![], vec![], &spec);
@@ -1829,6 +1871,15 @@ fn a_round_split_by_client_replaces_the_older_one_only_when_whole() {
     );
     files.push(file("newer", "redis", Some("CSRedisCore")));
     assert_eq!(kept(files), ["newer"], "the third completes it");
+    // The Doublets piece alone ran no server, yet the plan asks C# at B = 1,000,000 for Redis.
+    assert_eq!(
+        kept(vec![
+            file_at((1_000_000, 1000), "older", "doublets,redis", None),
+            file_at((1_000_000, 1000), "newer", "doublets", None),
+        ]),
+        ["older"],
+        "Doublets alone is not a round where the plan asks for a server"
+    );
 }
 
 /// The memory statement is made per suite, from the figures: a suite whose Redis growth passes
