@@ -376,12 +376,7 @@ fn select_bench(
     }
     let mut kept = Vec::new();
     for ((variants, language, b, n), sets) in pieces {
-        let planned = spec.publish.as_ref().and_then(|p| {
-            p.bench
-                .iter()
-                .find(|s| s.background.to_string() == b && s.operations.to_string() == n)
-                .map(|s| s.rounds as usize)
-        });
+        let planned = planned_size(spec, &b, &n).map(|(_, s)| s.rounds as usize);
         // (has the plan's rounds, complete rounds below them, date): a set with the plan's rounds
         // outranks any without, however many more rounds an older one holds.
         let score = |set: &Vec<ResultFile>| {
@@ -486,19 +481,27 @@ fn complete_rounds(set: &[ResultFile], spec: &Spec) -> usize {
 fn planned_servers(set: &[ResultFile], spec: &Spec, language: &str) -> Vec<String> {
     let (b_key, n_key) = (spec.sizes[0].key.as_str(), spec.sizes[1].key.as_str());
     let size = |key: &str| set.first().and_then(|f| f.get(key)).unwrap_or_default();
-    spec.publish
+    planned_size(spec, size(b_key), size(n_key))
+        .map(|(publish, s)| s.servers.get(language).unwrap_or(&publish.servers).clone())
+        .unwrap_or_default()
+}
+
+/// The `publish` plan's entry for the size B = `b`, N = `n` (as the result files write them),
+/// with the plan it belongs to.
+fn planned_size<'s>(
+    spec: &'s Spec,
+    b: &str,
+    n: &str,
+) -> Option<(
+    &'s contract::spec::Publish,
+    &'s contract::spec::PublishedSize,
+)> {
+    let publish = spec.publish.as_ref()?;
+    let size = publish
+        .bench
         .iter()
-        .flat_map(|p| {
-            p.bench
-                .iter()
-                .filter(|s| {
-                    s.background.to_string() == size(b_key)
-                        && s.operations.to_string() == size(n_key)
-                })
-                .map(|s| s.servers.get(language).unwrap_or(&p.servers).clone())
-        })
-        .flatten()
-        .collect()
+        .find(|s| s.background.to_string() == b && s.operations.to_string() == n)?;
+    Some((publish, size))
 }
 
 /// The code of every fingerprint among the published inputs.
