@@ -176,6 +176,8 @@ internal sealed class OverheadDef
     public Dictionary<string, double> Found { get; set; } = [];
     /// <summary>Per request of an iteration's work and undo, by mode, then by store or client.</summary>
     public Dictionary<string, Dictionary<string, double>> Request { get; set; } = [];
+    /// <summary>This harness's own costs where they differ (it checks a Doublets store through the C ABI), looked up first.</summary>
+    public OverheadDef? Csharp { get; set; }
 }
 
 /// <summary>Cells a client cannot run correctly: those of a suite, a mode, a server (its id), or where several are given, of all of them.</summary>

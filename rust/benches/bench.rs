@@ -570,7 +570,9 @@ fn load<'m, R: Request, S: Store<R>, M: Model<R>>(
             _ => "read back whole",
         }
     );
-    let planned = runner.spec.load_seconds(suite, backend, runner.sizes);
+    let planned = runner
+        .spec
+        .load_seconds(suite, backend, "rust", runner.sizes);
     runner.progress.loaded(&text, planned);
     Ok(background)
 }
@@ -629,6 +631,7 @@ fn cells<R: Request, S: Store<R>, M: Model<R>>(
             prepared.operation,
             backend,
             None,
+            "rust",
             runner.sizes,
         );
         match estimate(runner.output, id, backend, started)? {

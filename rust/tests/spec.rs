@@ -608,7 +608,7 @@ fn a_schedule_of_some_cells_loads_only_the_stores_they_run_on() {
     let links = spec.suite("links").unwrap();
     assert_eq!(
         creates.loads,
-        spec.load_seconds(links, "Redis_Pipeline", &sizes)
+        spec.load_seconds(links, "Redis_Pipeline", "rust", &sizes)
     );
     assert!(creates.seconds() < all.seconds());
     let cells = spec.cells(&redis, &["redis"]);
@@ -643,7 +643,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         .find(|o| o.id == "each_all")
         .unwrap();
     let writes = links.operations.iter().find(|o| o.id == "update").unwrap();
-    let check = |op, backend| spec.check_seconds(links, op, backend, &sizes);
+    let check = |op, backend| spec.check_seconds(links, op, backend, "rust", &sizes);
     assert_eq!(check(read_only, "Redis_Pipeline"), 0.0);
     assert!(check(writes, "Redis_Pipeline") > 0.0);
     assert!(check(read_only, "Garnet_Pipeline") > 0.0);
@@ -663,7 +663,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     // A cell whose fewest iterations outlast its sampling is planned at their length: each_all
     // reports every link, and a server cell runs 11 iterations at least.
     let beyond = |backend, client, sizes: &[u64]| {
-        spec.cell_seconds(links, read_only, backend, client, sizes)
+        spec.cell_seconds(links, read_only, backend, client, "csharp", sizes)
             .beyond
     };
     assert!(beyond("Redis_Pipeline", None, &sizes) > 0.0);
@@ -691,7 +691,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     // at N = 1,000 through FreeRedis, 10 samples of one iteration outlast the 1 s of sampling.
     let create = links.operations.iter().find(|o| o.id == "create").unwrap();
     let cell = |backend, client| {
-        spec.cell_seconds(links, create, backend, client, &[10_000, 1000])
+        spec.cell_seconds(links, create, backend, client, "csharp", &[10_000, 1000])
             .beyond
     };
     let iteration = 2000.0 * per_request("NonTransaction", "FreeRedis") / 1e6;
@@ -729,7 +729,7 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
         error.contains("overhead_us: load: \"keydb\" is no store of the suite (they are doublets, doublets-file, redis, redis-unix, redis-aof, redis-aof-always, redis-rack, redis-region, garnet, garnet-aof)"),
         "{error}"
     );
-    // A request's cost names a mode of the suite's server backends.
+    // A request's cost names a mode of the suite's backends.
     let error = parse(&real.replacen(
         "        Pipeline: { redis: 10,",
         "        Pipelined: { redis: 10,",
@@ -738,7 +738,59 @@ fn the_schedule_counts_loads_and_the_checks_a_cell_needs() {
     .map(drop)
     .unwrap_err();
     assert!(
-        error.contains("overhead_us: request: \"Pipelined\" is no mode of the suite's server backends (they are NonTransaction, Pipeline, Transaction)"),
+        error.contains("overhead_us: request: \"Pipelined\" is no mode of the suite's backends (they are NonTransaction, NonVolatile, Pipeline, Transaction, Volatile)"),
+        "{error}"
+    );
+}
+
+/// The C# harness checks a loaded Doublets store from .NET through the C ABI, which costs it more
+/// than Rust: its rounds are planned at its own costs (`overhead_us.csharp`), and what those leave
+/// out at the suite's.
+#[test]
+fn each_harness_is_planned_at_its_own_costs() {
+    let spec = load_spec().unwrap();
+    let links = spec.suite("links").unwrap();
+    let own = links.overhead_us.csharp.as_deref().expect("C#'s own costs");
+    // At B = 1,000,000 a microsecond per link is a second.
+    let sizes = [1_000_000, 1000];
+    let load = |backend, language| spec.load_seconds(links, backend, language, &sizes);
+    let united = "Doublets_United_Volatile";
+    assert!((load(united, "rust") - links.overhead_us.load["doublets"]).abs() < 1e-9);
+    assert!((load(united, "csharp") - own.load["doublets"]).abs() < 1e-9);
+    assert!(load(united, "csharp") > load(united, "rust"));
+    assert_eq!(
+        load("Redis_Pipeline", "csharp"),
+        load("Redis_Pipeline", "rust")
+    );
+    // A round of Doublets alone: C#'s loads cost more, its cells the same.
+    let doublets = vec!["doublets".to_string()];
+    let every = spec.clients_from(None).unwrap();
+    let rust = spec.schedule(&doublets, &[], None, &sizes);
+    let csharp = spec.schedule(&doublets, &[], Some(&every), &sizes);
+    assert!(csharp.loads > rust.loads, "{csharp:?} {rust:?}");
+    assert_eq!(
+        (csharp.cells, csharp.sampling, csharp.checks),
+        (rust.cells, rust.sampling, rust.checks)
+    );
+    // C#'s own costs name the suite's stores or clients, and have no C# of their own.
+    let real = std::fs::read_to_string(redis_vs_doublets::spec_path()).unwrap();
+    let refused = |from: &str, to: &str| parse(&real.replacen(from, to, 1)).map(drop).unwrap_err();
+    let error = refused(
+        "csharp: { load: { doublets: 9.5,",
+        "csharp: { load: { keydb: 1, doublets: 9.5,",
+    );
+    assert!(
+        error.contains("overhead_us: csharp: load: \"keydb\" is no store of the suite or client"),
+        "{error}"
+    );
+    let error = refused(
+        "csharp: { load: { doublets: 9.5, doublets-file: 9.5 } }",
+        "csharp: { load: { doublets: 9.5 }, csharp: { load: {} } }",
+    );
+    assert!(
+        error.contains(
+            "overhead_us: csharp: csharp: the C# harness's costs have no csharp of their own"
+        ),
         "{error}"
     );
 }

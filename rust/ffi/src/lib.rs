@@ -956,7 +956,7 @@ pub unsafe extern "C" fn spec_cell_seconds(
             return Status::NotFound;
         }
         let client = (!client.is_empty()).then_some(client);
-        let cell = spec.cell_seconds(suite, operation, backend, client, sizes);
+        let cell = spec.cell_seconds(suite, operation, backend, client, "csharp", sizes);
         let figures = [
             cell.cells as f64,
             cell.sampling,
@@ -1011,7 +1011,7 @@ pub unsafe extern "C" fn spec_load_seconds(
             return Status::NotFound;
         }
         // SAFETY: the caller passes a valid pointer.
-        unsafe { *seconds = spec.load_seconds(suite, backend, sizes) };
+        unsafe { *seconds = spec.load_seconds(suite, backend, "csharp", sizes) };
         Status::Ok
     })
 }

@@ -263,13 +263,13 @@ impl Runner<'_> {
                     let store = self.spec.store_of(&backend);
                     if !loaded.contains(&store) {
                         loaded.push(store);
-                        loads += self.spec.load_seconds(suite, &backend, self.sizes);
+                        loads += self.spec.load_seconds(suite, &backend, "rust", self.sizes);
                     }
                     let operation = operation(suite, &op.id)?;
                     checks += self.load.clients.len() as f64
                         * self
                             .spec
-                            .check_seconds(suite, operation, &backend, self.sizes);
+                            .check_seconds(suite, operation, &backend, "rust", self.sizes);
                 }
             }
         }

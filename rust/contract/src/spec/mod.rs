@@ -145,16 +145,39 @@ pub struct LoadOperation {
 /// sampling time is planned at their length; and per request of an iteration's work and undo, by
 /// the backend's mode ([`mode_of`]) and then by store or C# client as `found` is, what a request
 /// costs, so that a cell of N round trips is planned at its fewest iterations too. A suite without
-/// them (a test's spec) is estimated by its sampling alone.
+/// them (a test's spec) is estimated by its sampling alone. `csharp`: the C# harness's own costs
+/// where they differ (it reaches Doublets through the C ABI), the same tables, looked up first.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Overhead {
+    #[serde(default)]
     pub load: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
     pub check: std::collections::BTreeMap<String, f64>,
     #[serde(default)]
     pub found: std::collections::BTreeMap<String, f64>,
     #[serde(default)]
     pub request: std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>,
+    #[serde(default)]
+    pub csharp: Option<Box<Overhead>>,
+}
+
+impl Overhead {
+    /// The cost `table` gives the first of `keys` it names, in `language`'s own tables first
+    /// (`csharp`), then in these.
+    fn cost(
+        &self,
+        language: &str,
+        table: impl Fn(&Overhead) -> Option<&std::collections::BTreeMap<String, f64>>,
+        keys: &[&str],
+    ) -> Option<f64> {
+        let own = self.csharp.as_deref().filter(|_| language == "csharp");
+        own.into_iter()
+            .chain(std::iter::once(self))
+            .filter_map(table)
+            .find_map(|costs| keys.iter().find_map(|k| costs.get(*k)))
+            .copied()
+    }
 }
 
 /// A server backend's mode, the last part of its name as both harnesses name their backends:
@@ -224,15 +247,20 @@ pub struct Sampling {
     pub measurement_seconds: f64,
 }
 
-/// `costs[store]` microseconds for each request of the suite's background at `sizes`, in seconds.
+/// `table`'s microseconds for `store` (in `language`'s harness) for each request of the suite's
+/// background at `sizes`, in seconds.
 fn per_request(
-    costs: &std::collections::BTreeMap<String, f64>,
-    store: &str,
     suite: &Suite,
+    table: fn(&Overhead) -> &std::collections::BTreeMap<String, f64>,
+    store: &str,
+    language: &str,
     sizes: &[u64],
 ) -> f64 {
     let requests = suite.background.count(sizes).unwrap_or(0) as f64;
-    costs.get(store).copied().unwrap_or(0.0) * requests / 1e6
+    let cost = suite
+        .overhead_us
+        .cost(language, |o| Some(table(o)), &[store]);
+    cost.unwrap_or(0.0) * requests / 1e6
 }
 
 /// The items a variable names (comma-separated ids, each once), or `defaults` where it is unset
@@ -863,6 +891,7 @@ impl Spec {
         selects: &dyn Fn(&str) -> bool,
     ) -> Schedule {
         let mut schedule = Schedule::default();
+        let language = if clients.is_some() { "csharp" } else { "rust" };
         for suite in &self.suites {
             let mut loaded: Vec<&str> = Vec::new();
             for backend in &suite.backends {
@@ -886,11 +915,12 @@ impl Spec {
                 let store = self.store_of(backend);
                 if !loaded.contains(&store) {
                     loaded.push(store);
-                    schedule.loads += self.load_seconds(suite, backend, sizes);
+                    schedule.loads += self.load_seconds(suite, backend, language, sizes);
                 }
                 for client in through {
                     for &operation in &chosen {
-                        let cell = self.cell_seconds(suite, operation, backend, client, sizes);
+                        let cell =
+                            self.cell_seconds(suite, operation, backend, client, language, sizes);
                         schedule = schedule.plus(&cell);
                     }
                 }
@@ -923,29 +953,26 @@ impl Spec {
         def.server.as_deref().unwrap_or(&def.family)
     }
 
-    /// What one cell of `operation` on `backend` (through the C# `client`, if any) costs: the
-    /// spec's warm-up and sampling, what its fewest iterations and the iterations that split its
-    /// time take beyond them (Criterion's warm-up runs one at least, and each sample one, or in
-    /// linear mode k), and the check after it.
+    /// What one cell of `operation` on `backend` (through the C# `client`, if any) costs in
+    /// `language`'s harness: the spec's warm-up and sampling, what its fewest iterations and the
+    /// iterations that split its time take beyond them (Criterion's warm-up runs one at least, and
+    /// each sample one, or in linear mode k), and the check after it.
     pub fn cell_seconds(
         &self,
         suite: &Suite,
         operation: &Operation,
         backend: &str,
         client: Option<&str>,
+        language: &str,
         sizes: &[u64],
     ) -> Schedule {
         let sampling = &self.family(&self.backend(backend).family).sampling;
         // A cost by C# client where the spec gives one, else by store.
-        let cost = |costs: Option<&std::collections::BTreeMap<String, f64>>| {
-            let costs = costs?;
-            client
-                .and_then(|c| costs.get(c))
-                .or_else(|| costs.get(self.store_of(backend)))
-                .copied()
-        };
-        let per_item = cost(Some(&suite.overhead_us.found)).unwrap_or(0.0);
-        let per_request = cost(suite.overhead_us.request.get(mode_of(backend))).unwrap_or(0.0);
+        let keys: Vec<&str> = client.into_iter().chain([self.store_of(backend)]).collect();
+        let overhead = &suite.overhead_us;
+        let per_item = overhead.cost(language, |o| Some(&o.found), &keys);
+        let per_request = overhead.cost(language, |o| o.request.get(mode_of(backend)), &keys);
+        let (per_item, per_request) = (per_item.unwrap_or(0.0), per_request.unwrap_or(0.0));
         let items = operation.expected.count(sizes).unwrap_or(0);
         // The wall time of an iteration: its work's and its undo's requests, and what it reads back.
         let requests = std::iter::once(&operation.work)
@@ -969,7 +996,7 @@ impl Spec {
             sampling: budget,
             beyond: (shortest - budget).max(0.0) + self.split_seconds(backend, iteration),
             loads: 0.0,
-            checks: self.check_seconds(suite, operation, backend, sizes),
+            checks: self.check_seconds(suite, operation, backend, language, sizes),
         }
     }
 
@@ -990,33 +1017,25 @@ impl Spec {
         }
     }
 
-    /// The seconds loading the suite's background into `backend`'s store takes, with its checks.
-    pub fn load_seconds(&self, suite: &Suite, backend: &str, sizes: &[u64]) -> f64 {
-        per_request(
-            &suite.overhead_us.load,
-            self.store_of(backend),
-            suite,
-            sizes,
-        )
+    /// The seconds loading the suite's background into `backend`'s store takes, with its checks,
+    /// in `language`'s harness.
+    pub fn load_seconds(&self, suite: &Suite, backend: &str, language: &str, sizes: &[u64]) -> f64 {
+        per_request(suite, |o| &o.load, self.store_of(backend), language, sizes)
     }
 
     /// The seconds of the checks after a cell of `operation` on `backend`: one whole check of the
     /// store, or none where the operation only reads and the store's server counts its changes,
     /// which then stand for the check; and for a durable store, its restart and one more whole
-    /// check.
+    /// check, in `language`'s harness.
     pub fn check_seconds(
         &self,
         suite: &Suite,
         operation: &Operation,
         backend: &str,
+        language: &str,
         sizes: &[u64],
     ) -> f64 {
-        let whole = per_request(
-            &suite.overhead_us.check,
-            self.store_of(backend),
-            suite,
-            sizes,
-        );
+        let whole = per_request(suite, |o| &o.check, self.store_of(backend), language, sizes);
         let counted = self
             .server_of(backend)
             .is_some_and(|server| !server.changes.is_empty());
@@ -2076,8 +2095,9 @@ impl Resolver<'_> {
     }
 
     /// A suite's overheads give microseconds: for loads and checks, one for each of its stores;
-    /// per item found, and per request in each mode of its server backends, for some of its
-    /// stores or C# clients.
+    /// per item found, and per request in each mode of its backends, for some of its stores or
+    /// C# clients. The C# harness's own (`csharp`) give any of these, and have no `csharp` of
+    /// their own.
     fn overhead(
         &self,
         overhead: &Spanned<Overhead>,
@@ -2091,69 +2111,69 @@ impl Resolver<'_> {
             .map(|d| d.server.as_deref().unwrap_or(&d.family))
             .collect();
         stores.dedup();
-        let error =
-            |what: &str, text: String| self.error(overhead, format!("overhead_us: {what}: {text}"));
         let named: Vec<&str> = stores.iter().chain(clients).copied().collect();
-        let mut modes: Vec<&str> = listed
-            .iter()
-            .filter(|b| {
-                backends
-                    .iter()
-                    .any(|d| d.name == b.value && d.server.is_some())
-            })
-            .map(|b| mode_of(&b.value))
-            .collect();
+        let mut modes: Vec<&str> = listed.iter().map(|b| mode_of(&b.value)).collect();
         modes.sort();
         modes.dedup();
-        if let Some(mode) = overhead
-            .value
-            .request
-            .keys()
-            .find(|m| !modes.contains(&m.as_str()))
+        let own = overhead.value.csharp.as_deref();
+        for (prefix, costs, every) in [("", Some(&overhead.value), true), ("csharp: ", own, false)]
         {
-            return Err(error(
-                "request",
-                format!(
-                    "\"{mode}\" is no mode of the suite's server backends (they are {})",
-                    modes.join(", ")
-                ),
-            ));
-        }
-        // Each table, and whether it must name every store (else some stores or clients).
-        let tables = [
-            ("load".to_string(), &overhead.value.load, true),
-            ("check".to_string(), &overhead.value.check, true),
-            ("found".to_string(), &overhead.value.found, false),
-        ]
-        .into_iter()
-        .chain(
-            overhead
-                .value
-                .request
-                .iter()
-                .map(|(mode, costs)| (format!("request: {mode}"), costs, false)),
-        );
-        for (what, costs, every) in tables {
-            let what = what.as_str();
-            let keys = if every { &stores } else { &named };
-            if let Some(key) = costs.keys().find(|k| !keys.contains(&k.as_str())) {
-                let (them, they) = match every {
-                    false => ("store of the suite or client", "the stores are"),
-                    true => ("store of the suite", "they are"),
-                };
+            let Some(costs) = costs else { continue };
+            let error = |what: &str, text: String| {
+                self.error(overhead, format!("overhead_us: {prefix}{what}: {text}"))
+            };
+            if !every && costs.csharp.is_some() {
                 return Err(error(
-                    what,
-                    format!("\"{key}\" is no {them} ({they} {})", stores.join(", ")),
+                    "csharp",
+                    "the C# harness's costs have no csharp of their own".into(),
                 ));
             }
-            if let Some(store) = stores.iter().find(|s| every && !costs.contains_key(**s)) {
-                return Err(error(what, format!("{store} is missing")));
-            }
-            if let Some((key, cost)) = costs.iter().find(|(_, c)| !(c.is_finite() && **c >= 0.0)) {
+            if let Some(mode) = costs.request.keys().find(|m| !modes.contains(&m.as_str())) {
                 return Err(error(
-                    what,
-                    format!("{key}: {cost} is not a number of microseconds"),
+                    "request",
+                    format!(
+                        "\"{mode}\" is no mode of the suite's backends (they are {})",
+                        modes.join(", ")
+                    ),
                 ));
+            }
+            // Each table, and whether it must name every store (else some stores or clients).
+            let tables = [
+                ("load".to_string(), &costs.load, every),
+                ("check".to_string(), &costs.check, every),
+                ("found".to_string(), &costs.found, false),
+            ]
+            .into_iter()
+            .chain(
+                costs
+                    .request
+                    .iter()
+                    .map(|(mode, costs)| (format!("request: {mode}"), costs, false)),
+            );
+            for (what, costs, every) in tables {
+                let what = what.as_str();
+                let keys = if every { &stores } else { &named };
+                if let Some(key) = costs.keys().find(|k| !keys.contains(&k.as_str())) {
+                    let (them, they) = match every {
+                        false => ("store of the suite or client", "the stores are"),
+                        true => ("store of the suite", "they are"),
+                    };
+                    return Err(error(
+                        what,
+                        format!("\"{key}\" is no {them} ({they} {})", stores.join(", ")),
+                    ));
+                }
+                if let Some(store) = stores.iter().find(|s| every && !costs.contains_key(**s)) {
+                    return Err(error(what, format!("{store} is missing")));
+                }
+                if let Some((key, cost)) =
+                    costs.iter().find(|(_, c)| !(c.is_finite() && **c >= 0.0))
+                {
+                    return Err(error(
+                        what,
+                        format!("{key}: {cost} is not a number of microseconds"),
+                    ));
+                }
             }
         }
         Ok(())
