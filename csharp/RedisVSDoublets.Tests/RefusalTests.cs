@@ -44,6 +44,21 @@ public class RefusalTests
     [Fact]
     public void TheRealSpecAtItsDefaultSizesPasses() => Assert.Equal([1000UL, 100UL], Spec.Load(RedisFixture.Root, _ => null, Available).Sizes);
 
+    /// <summary>As the Rust load run refuses it (rust/tests/refusals.rs): a load run measures every suite, so a pick of suites stops it before any work.</summary>
+    [Fact]
+    public async Task ALoadRunRefusesAPickOfSuites()
+    {
+        var start = new System.Diagnostics.ProcessStartInfo("dotnet", [Path.Combine(AppContext.BaseDirectory, "RedisVSDoublets.dll"), "--load", "1000"])
+        { RedirectStandardError = true, RedirectStandardOutput = true, WorkingDirectory = RedisFixture.Root };
+        start.Environment["BENCHMARK_SUITES"] = "payload, links";
+        using var run = System.Diagnostics.Process.Start(start)!;
+        var (output, errors) = (run.StandardOutput.ReadToEndAsync(), run.StandardError.ReadToEndAsync());
+        await run.WaitForExitAsync();
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("error: BENCHMARK_SUITES=\"payload, links\" picks the bench's suites; load and memory runs measure every suite: unset it", await errors);
+        Assert.Empty(await output);
+    }
+
     [Fact]
     public void ResultsMustNameAFileInAFolderThatExists()
     {

@@ -43,11 +43,8 @@ internal sealed class Bench(Options options)
                         Console.WriteLine($"{op.Id}/{cell}: benchmark");
             return 0;
         }
-#if DEBUG
-        if (!options.Test)
-            throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
-#endif
         if (options.Load is { } b) return RunLoad(b);
+        RefuseDebug();
         (sizes, families) = (spec.Sizes, spec.Families);
         round = Preflight.Round(Environment.GetEnvironmentVariable);
         fingerprint = Provenance.Fingerprint(root);
@@ -78,6 +75,15 @@ internal sealed class Bench(Options options)
         return 0;
     }
 
+    /// <summary>A Debug build's times are not the optimised code's: it only checks cells (--test). Refused after the run's own refusals, so that a test of those can run the Debug build.</summary>
+    void RefuseDebug()
+    {
+#if DEBUG
+        if (!options.Test)
+            throw new InvalidOperationException("this is a Debug build, whose times would not be the optimised code's: run with -c Release (or pass --test to check the cells only)");
+#endif
+    }
+
     /// <summary>`--load B`: the spec's load section at background B (N = B, so that an operation's work and undo cover every i of the background).</summary>
     int RunLoad(string b)
     {
@@ -86,6 +92,7 @@ internal sealed class Bench(Options options)
         // As the Rust load run refuses it: a load run measures every suite.
         if (Environment.GetEnvironmentVariable(spec.File.SuiteEnv) is { } some && !string.IsNullOrWhiteSpace(some))
             throw new SpecException($"{spec.File.SuiteEnv}=\"{some}\" picks the bench's suites; load and memory runs measure every suite: unset it");
+        RefuseDebug();
         spec = Spec.Load(root, Get);
         (sizes, families) = (spec.Sizes, spec.Families);
         fingerprint = Provenance.Fingerprint(root);
