@@ -70,25 +70,25 @@ pub fn inputs_of_either_language(
 /// Refuses the variable that picks the bench's suites in a load or memory run, which measures
 /// every suite: a run that named some would not measure what it was asked to.
 pub fn every_suite(spec: &Spec, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
-    match get(&spec.suite_env).filter(|v| !v.trim().is_empty()) {
-        Some(value) => bail!(
-            "{}={value:?} picks the bench's suites; load and memory runs measure every suite: \
-             unset it",
-            spec.suite_env
-        ),
-        None => Ok(()),
-    }
+    unset(
+        &spec.suite_env,
+        "the bench's suites; load and memory runs measure every suite",
+        get,
+    )
 }
 
 /// Refuses the variable that picks the C# bench's clients: a Rust run measures servers through
 /// redis-rs alone, so a run that names clients would not measure what it was asked to.
 pub fn redis_rs_only(spec: &Spec, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
-    match get(&spec.client_env).filter(|v| !v.trim().is_empty()) {
-        Some(value) => bail!(
-            "{}={value:?} picks the C# bench's .NET clients; the Rust benches measure servers \
-             through redis-rs alone: unset it",
-            spec.client_env
-        ),
+    let why =
+        "the C# bench's .NET clients; the Rust benches measure servers through redis-rs alone";
+    unset(&spec.client_env, why, get)
+}
+
+/// Refuses `variable` where it is set: it picks `what`, which this run does not pick.
+fn unset(variable: &str, what: &str, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+    match get(variable).filter(|v| !v.trim().is_empty()) {
+        Some(value) => bail!("{variable}={value:?} picks {what}: unset it"),
         None => Ok(()),
     }
 }
