@@ -768,6 +768,22 @@ fn each_harness_is_planned_at_its_own_costs() {
     let rust = spec.schedule(&doublets, &[], None, &sizes);
     let csharp = spec.schedule(&doublets, &[], Some(&every), &sizes);
     assert!(csharp.loads > rust.loads, "{csharp:?} {rust:?}");
+    // Each Doublets layout is a store of its own, loaded once a suite (payload leaves Doublets out).
+    let typical = spec.suite("typical").unwrap();
+    let layouts = |language| {
+        [links, typical]
+            .iter()
+            .flat_map(|suite| {
+                ["Doublets_United_Volatile", "Doublets_Split_Volatile"]
+                    .map(|b| spec.load_seconds(suite, b, language, &sizes))
+            })
+            .sum::<f64>()
+    };
+    assert!((rust.loads - layouts("rust")).abs() < 1e-9, "{rust:?}");
+    assert!(
+        (csharp.loads - layouts("csharp")).abs() < 1e-9,
+        "{csharp:?}"
+    );
     assert_eq!(
         (csharp.cells, csharp.sampling, csharp.checks),
         (rust.cells, rust.sampling, rust.checks)

@@ -260,7 +260,7 @@ impl Runner<'_> {
                     if !self.chosen(&format!("{}/{}/{backend}", suite.id, op.id)) {
                         continue;
                     }
-                    let store = self.spec.store_of(&backend);
+                    let store = self.spec.loaded_into(&backend);
                     if !loaded.contains(&store) {
                         loaded.push(store);
                         loads += self.spec.load_seconds(suite, &backend, "rust", self.sizes);

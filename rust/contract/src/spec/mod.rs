@@ -912,7 +912,7 @@ impl Spec {
                         .collect(),
                     _ => vec![None],
                 };
-                let store = self.store_of(backend);
+                let store = self.loaded_into(backend);
                 if !loaded.contains(&store) {
                     loaded.push(store);
                     schedule.loads += self.load_seconds(suite, backend, language, sizes);
@@ -945,6 +945,13 @@ impl Spec {
             }
         }
         cells
+    }
+
+    /// What a load of `backend`'s suite fills: its server, which its modes and clients share, else
+    /// the backend's own store (each Doublets layout is a store of its own).
+    pub fn loaded_into(&self, backend: &str) -> &str {
+        let def = self.backend(backend);
+        def.server.as_deref().unwrap_or(&def.name)
     }
 
     /// The store a backend runs on, as a suite's overheads name it: its server, else its family.
