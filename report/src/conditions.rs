@@ -7,7 +7,7 @@ use contract::spec::Spec;
 
 use crate::{
     format::{duration, whole, Lang},
-    tables::{Cell, Table},
+    tables::{rounds_by_language, Cell, Table},
     view::language_name,
 };
 
@@ -100,19 +100,12 @@ fn recorded_ping_ns(tables: &[&Table]) -> Option<f64> {
 /// "B = 1,000 and 10,000: 3 rounds (75% intervals); B = 100,000: 1 round (no interval)"; a size
 /// whose languages have different rounds is named with each: "B = 1,000 (Rust): 4 rounds …".
 fn rounds_text(tables: &[&Table], lang: Lang) -> String {
-    // Of each size, each language's most complete rounds.
-    let mut of_size: std::collections::BTreeMap<u64, std::collections::BTreeMap<&str, usize>> =
-        Default::default();
-    for t in tables {
-        let rounds = of_size
-            .entry(t.background)
-            .or_default()
-            .entry(&t.language)
-            .or_default();
-        *rounds = (*rounds).max(t.rounds);
-    }
+    let mut sizes: Vec<u64> = tables.iter().map(|t| t.background).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
     let mut by_rounds: std::collections::BTreeMap<usize, Vec<(u64, &str)>> = Default::default();
-    for (b, languages) in of_size {
+    for b in sizes {
+        let languages = rounds_by_language(tables.iter().copied().filter(|t| t.background == b));
         let mut counts = languages.values().copied();
         let first = counts.next().unwrap_or(1);
         if counts.all(|r| r == first) {

@@ -227,6 +227,19 @@ impl Cell {
     }
 }
 
+/// Each language's rounds among `tables` (of one size): the most any of its tables has, since a
+/// suite measured in fewer rounds says so in its own table.
+pub fn rounds_by_language<'t>(
+    tables: impl IntoIterator<Item = &'t Table>,
+) -> BTreeMap<&'t str, usize> {
+    let mut rounds: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in tables {
+        let most = rounds.entry(&t.language).or_default();
+        *most = (*most).max(t.rounds);
+    }
+    rounds
+}
+
 impl Table {
     pub fn id(&self) -> String {
         format!(

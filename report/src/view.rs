@@ -1934,6 +1934,7 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                     ", ",
                 )
             };
+            let rounds = crate::tables::rounds_by_language(of_size.iter().copied());
             let mut languages: Vec<RunLanguageView> = Vec::new();
             for t in &of_size {
                 let name = language_name(&t.language).to_string();
@@ -1943,12 +1944,7 @@ fn runs(spec: &Spec, tables: &[Table], lang: Lang) -> Vec<RunView> {
                 let get = |key: &str| t.provenance.get(key).cloned().unwrap_or_default();
                 languages.push(RunLanguageView {
                     language: name,
-                    rounds: of_size
-                        .iter()
-                        .filter(|o| o.language == t.language)
-                        .map(|o| o.rounds)
-                        .max()
-                        .unwrap_or(1),
+                    rounds: rounds[t.language.as_str()],
                     toolchain: get("toolchain"),
                     runtime: get("runtime"),
                     client: get("client"),
